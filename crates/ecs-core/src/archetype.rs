@@ -1,0 +1,560 @@
+//! Archetypes: all entities with exactly one set of component types, stored in dense chunks.
+//!
+//! An archetype owns a list of [`Chunk`]s sharing one [`ChunkLayout`]. Rows are numbered across
+//! chunks (row `r` is row `r % capacity` of chunk `r / capacity`) and kept dense: every chunk but
+//! the last is full. Removing a row moves the archetype's last row into the hole, so removal is
+//! O(columns) and iteration never meets a gap. An emptied trailing chunk is kept as the one spare
+//! (or freed if there already is one), so an entity bouncing across a chunk boundary does not
+//! allocate each time.
+
+use std::fmt;
+use std::ptr::NonNull;
+
+use smallvec::SmallVec;
+
+use crate::bundle::Bundle;
+use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::component::{ComponentId, ComponentInfo};
+use crate::entity::Entity;
+use crate::signature::Signature;
+
+/// Index of an archetype in its world. Ids are stable: archetypes are never removed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ArchetypeId(u32);
+
+impl ArchetypeId {
+    /// The archetype of entities with no components.
+    pub const EMPTY: Self = Self(0);
+    /// Marks "no archetype" in vacant entity slots.
+    pub(crate) const INVALID: Self = Self(u32::MAX);
+
+    pub(crate) fn new(index: usize) -> Self {
+        assert!(index < u32::MAX as usize, "too many archetypes");
+        Self(index as u32)
+    }
+
+    /// Position in [`World::archetypes`](crate::World::archetypes).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What an archetype keeps per component column.
+#[derive(Clone, Copy)]
+struct ColumnMeta {
+    id: ComponentId,
+    name: &'static str,
+    size: usize,
+    drop: Option<unsafe fn(*mut u8)>,
+}
+
+const ABSENT: u16 = u16::MAX;
+
+/// The entities that have exactly the components of one [`Signature`].
+///
+/// # Invariants
+/// 1. `columns` lists the ids of `signature` in ascending order; column `c` of every chunk
+///    holds values of `columns[c]`'s type, laid out by `layout`.
+/// 2. `column_of[id] == c` iff `columns[c].id == id`; other entries are `ABSENT`.
+/// 3. Dense: every chunk but the last has `capacity` rows, the last has at least one, and
+///    `len` is the sum of chunk lengths. No chunk is empty.
+/// 4. Every chunk was allocated for `layout`.
+pub struct Archetype {
+    id: ArchetypeId,
+    signature: Signature,
+    columns: Box<[ColumnMeta]>,
+    column_of: Box<[u16]>,
+    layout: ChunkLayout,
+    chunks: Vec<Chunk>,
+    spare: Option<Chunk>,
+    len: usize,
+}
+
+/// An archetype whose single row does not fit in one chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowTooLarge {
+    /// `(type name, size)` of every column.
+    pub components: Vec<(&'static str, usize)>,
+    /// The chunk size in bytes.
+    pub chunk_size: usize,
+}
+
+impl fmt::Display for RowTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total: usize = self.components.iter().map(|c| c.1).sum();
+        write!(f, "one row of (")?;
+        for (i, (name, size)) in self.components.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{name}: {size} B")?;
+        }
+        write!(
+            f,
+            ") needs {} bytes with its entity id and alignment, more than a {}-byte chunk holds",
+            total + size_of::<Entity>(),
+            self.chunk_size
+        )
+    }
+}
+
+impl std::error::Error for RowTooLarge {}
+
+impl Archetype {
+    /// An empty archetype for the components in `infos` (ascending ids).
+    pub(crate) fn new(
+        id: ArchetypeId,
+        infos: &[&ComponentInfo],
+        chunk_size: usize,
+    ) -> Result<Self, RowTooLarge> {
+        debug_assert!(
+            infos.windows(2).all(|w| w[0].id() < w[1].id()),
+            "ids not ascending"
+        );
+        let specs: Vec<ColumnSpec> = infos
+            .iter()
+            .map(|i| ColumnSpec {
+                size: i.size(),
+                align: i.align(),
+            })
+            .collect();
+        let layout = ChunkLayout::new(chunk_size, &specs).ok_or_else(|| RowTooLarge {
+            components: infos.iter().map(|i| (i.name(), i.size())).collect(),
+            chunk_size,
+        })?;
+        assert!(
+            infos.len() < ABSENT as usize,
+            "an archetype holds at most 65534 components"
+        );
+        let max_id = infos.last().map_or(0, |i| i.id().index() + 1);
+        let mut column_of = vec![ABSENT; max_id].into_boxed_slice();
+        for (c, info) in infos.iter().enumerate() {
+            column_of[info.id().index()] = c as u16;
+        }
+        Ok(Self {
+            id,
+            signature: infos.iter().map(|i| i.id()).collect(),
+            columns: infos
+                .iter()
+                .map(|i| ColumnMeta {
+                    id: i.id(),
+                    name: i.name(),
+                    size: i.size(),
+                    drop: i.drop_fn(),
+                })
+                .collect(),
+            column_of,
+            layout,
+            chunks: Vec::new(),
+            spare: None,
+            len: 0,
+        })
+    }
+
+    /// This archetype's id.
+    #[inline]
+    pub fn id(&self) -> ArchetypeId {
+        self.id
+    }
+
+    /// The component set.
+    #[inline]
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// Number of entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no entity lives here.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The chunk layout shared by all chunks.
+    #[inline]
+    pub fn layout(&self) -> &ChunkLayout {
+        &self.layout
+    }
+
+    /// The chunks, dense (invariant 3).
+    #[inline]
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+
+    /// Component ids, one per column, ascending.
+    pub fn component_ids(&self) -> impl ExactSizeIterator<Item = ComponentId> + '_ {
+        self.columns.iter().map(|c| c.id)
+    }
+
+    /// `(type name, size)` per column.
+    pub fn component_names(&self) -> impl ExactSizeIterator<Item = (&'static str, usize)> + '_ {
+        self.columns.iter().map(|c| (c.name, c.size))
+    }
+
+    /// The column holding component `id`, if this archetype has it.
+    #[inline]
+    pub fn column(&self, id: ComponentId) -> Option<usize> {
+        match self.column_of.get(id.index()) {
+            Some(&c) if c != ABSENT => Some(c as usize),
+            _ => None,
+        }
+    }
+
+    /// Base address of column `col` in `chunk` (a chunk of this archetype).
+    ///
+    /// Computing the pointer is safe; reading or writing through it is the caller's business:
+    /// rows `0..chunk.len()` are initialised values of the column's type.
+    ///
+    /// # Panics
+    /// If `col` is out of range.
+    #[inline]
+    pub fn column_base(&self, chunk: &Chunk, col: usize) -> NonNull<u8> {
+        let offset = self.layout.offset(col);
+        // `wrapping_add` keeps this safe for any chunk; for a chunk of this archetype the result
+        // stays inside the allocation (`ChunkLayout` invariant 1).
+        let ptr = chunk.data().as_ptr().wrapping_add(offset);
+        // SAFETY: `data` is non-null and `offset < chunk_size`, far from wrapping to null.
+        unsafe { NonNull::new_unchecked(ptr) }
+    }
+
+    /// Splits an archetype row into (chunk index, row in chunk).
+    #[inline]
+    pub fn split_row(&self, row: usize) -> (usize, usize) {
+        let cap = self.layout.capacity();
+        (row / cap, row % cap)
+    }
+
+    /// Pointer to the value of column `col` at archetype row `row`.
+    ///
+    /// # Safety
+    /// `row < self.len` (or the row being built by [`Archetype::push_row`]), `col` in range.
+    #[inline]
+    pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
+        debug_assert!(col < self.columns.len());
+        let (chunk, r) = self.split_row(row);
+        debug_assert!(chunk < self.chunks.len());
+        // SAFETY: caller bounds keep `chunk` in range and `r < capacity`, so the offset stays
+        // inside column `col` of that chunk (`ChunkLayout` invariant 1).
+        unsafe {
+            let base = self.column_base(self.chunks.get_unchecked(chunk), col);
+            base.add(r * self.columns[col].size)
+        }
+    }
+
+    /// Chunk of archetype row `row`, for stamping ticks.
+    #[inline]
+    pub(crate) fn chunk_of_row(&mut self, row: usize) -> &mut Chunk {
+        let (chunk, _) = self.split_row(row);
+        &mut self.chunks[chunk]
+    }
+
+    /// Appends a row for `entity` and returns its index. The component cells of the new row are
+    /// uninitialised: the caller must write every column before the row is read or removed.
+    pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> usize {
+        let row = self.len;
+        let chunk = self.chunk_with_room(tick);
+        let r = chunk.len();
+        // SAFETY: `chunk_with_room` returned a chunk with `len < capacity`, so row `r` of the
+        // entity column is inside the allocation.
+        unsafe { chunk.entity_ptr().add(r).write(entity) };
+        chunk.set_len(r + 1);
+        chunk.mark_structural(tick);
+        self.len += 1;
+        row
+    }
+
+    /// The last chunk if it has room, else a new (or the spare) chunk pushed at the end.
+    #[inline]
+    pub(crate) fn chunk_with_room(&mut self, tick: u64) -> &mut Chunk {
+        let cap = self.layout.capacity();
+        if self.chunks.last().is_none_or(|c| c.len() == cap) {
+            let chunk = match self.spare.take() {
+                Some(mut spare) => {
+                    spare.mark_structural(tick);
+                    for col in 0..self.columns.len() {
+                        spare.mark_changed(col, tick);
+                    }
+                    spare
+                }
+                None => Chunk::new(&self.layout, tick),
+            };
+            self.chunks.push(chunk);
+        }
+        self.chunks.last_mut().expect("a chunk was just ensured")
+    }
+
+    /// Appends rows a chunk at a time: for each new archetype row, `next` returns the row's
+    /// entity and bundle (or `None` to stop), and the bundle is written with typed stores into
+    /// column pointers computed once per chunk.
+    ///
+    /// If `next` panics, the rows written so far stay (lengths are committed by a guard).
+    ///
+    /// # Safety
+    /// `cols[i]` is the column of bundle element `i`'s type in this archetype, and `cols`
+    /// covers every column exactly once.
+    pub(crate) unsafe fn extend_rows<B: Bundle>(
+        &mut self,
+        tick: u64,
+        cols: &[u32],
+        mut next: impl FnMut(usize) -> Option<(Entity, B)>,
+    ) {
+        debug_assert_eq!(cols.len(), self.columns.len());
+        let cap = self.layout.capacity();
+        loop {
+            let start = self.chunk_with_room(tick).len();
+            let chunk = self.chunks.last().expect("just ensured");
+            let bases: SmallVec<[NonNull<u8>; 12]> = cols
+                .iter()
+                .map(|&c| self.column_base(chunk, c as usize))
+                .collect();
+            let ids = chunk.entity_ptr();
+            let mut commit = CommitRows {
+                arch: self,
+                written: 0,
+            };
+            for r in start..cap {
+                let Some((entity, bundle)) = next(commit.arch.len + commit.written) else {
+                    return;
+                };
+                // SAFETY: `r < cap` keeps both stores inside the last chunk's columns, whose
+                // rows `start..` are uninitialised; `cols` maps element `i` to its column
+                // (caller contract). The guard then counts the row as initialised.
+                unsafe {
+                    ids.add(r).write(entity);
+                    bundle.write_row(&bases, r);
+                }
+                commit.written += 1;
+            }
+        }
+    }
+
+    /// Fills the hole at `row`, whose values the caller has already moved out, with the last
+    /// row. Returns the entity that moved into `row`, if any.
+    ///
+    /// # Safety
+    /// `row < self.len`, and every component value of `row` has been moved out or dropped.
+    pub(crate) unsafe fn fill_hole(&mut self, row: usize, tick: u64) -> Option<Entity> {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        let moved = if row != last {
+            for col in 0..self.columns.len() {
+                // SAFETY: both rows are below `len` (caller contract); they differ, so the cells
+                // do not overlap; the last row is initialised and about to be forgotten.
+                unsafe {
+                    let src = self.cell(last, col);
+                    let dst = self.cell(row, col);
+                    std::ptr::copy_nonoverlapping(
+                        src.as_ptr(),
+                        dst.as_ptr(),
+                        self.columns[col].size,
+                    );
+                }
+            }
+            Some(self.move_entity_id(last, row, tick))
+        } else {
+            None
+        };
+        self.pop_last_row();
+        moved
+    }
+
+    /// Swaps `row` with the last row and detaches it: afterwards `len` is one smaller, the
+    /// entity that moved into `row` is returned, and the removed values sit just past the end,
+    /// still initialised, until [`Archetype::drop_detached`] drops them.
+    ///
+    /// Splitting removal in two lets the world fix entity locations *before* user `Drop` code
+    /// runs, so a panicking `Drop` leaves a consistent world.
+    ///
+    /// # Safety
+    /// `row < self.len`. The next call on this archetype must be `drop_detached`.
+    pub(crate) unsafe fn detach_row(&mut self, row: usize, tick: u64) -> Option<Entity> {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        let moved = if row != last {
+            for col in 0..self.columns.len() {
+                // SAFETY: both rows are initialised, below `len`, and distinct.
+                unsafe {
+                    let a = self.cell(last, col);
+                    let b = self.cell(row, col);
+                    std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
+                }
+            }
+            Some(self.move_entity_id(last, row, tick))
+        } else {
+            None
+        };
+        self.len -= 1;
+        let (chunk, r) = self.split_row(last);
+        self.chunks[chunk].set_len(r);
+        moved
+    }
+
+    /// Drops the values left by [`Archetype::detach_row`] and releases an emptied last chunk.
+    ///
+    /// If a `Drop` panics, the remaining values of that row leak; the archetype stays
+    /// consistent either way.
+    ///
+    /// # Safety
+    /// Called once, right after `detach_row`.
+    pub(crate) unsafe fn drop_detached(&mut self) {
+        let row = self.len;
+        let guard = ReleaseEmptyTail(self);
+        for col in 0..guard.0.columns.len() {
+            if let Some(drop) = guard.0.columns[col].drop {
+                // SAFETY: `detach_row` left row `len` initialised (caller contract), in the
+                // still-allocated last chunk; each value is dropped once.
+                unsafe { drop(guard.0.cell(row, col).as_ptr()) }
+            }
+        }
+    }
+
+    /// Copies the entity id of row `from` to row `to`, returning it.
+    fn move_entity_id(&mut self, from: usize, to: usize, tick: u64) -> Entity {
+        let (fc, fr) = self.split_row(from);
+        let (tc, tr) = self.split_row(to);
+        let entity = self.chunks[fc].entities()[fr];
+        let chunk = &mut self.chunks[tc];
+        // SAFETY: `to < len`, so `tr < chunk.len()` and the write stays in the entity column.
+        unsafe { chunk.entity_ptr().add(tr).write(entity) };
+        chunk.mark_structural(tick);
+        entity
+    }
+
+    /// Forgets the last row (its values were moved elsewhere) and releases an emptied chunk.
+    fn pop_last_row(&mut self) {
+        self.len -= 1;
+        let chunk = self.chunks.last_mut().expect("a row implies a chunk");
+        chunk.set_len(chunk.len() - 1);
+        self.release_empty_tail();
+    }
+
+    /// Restores invariant 3 when the last chunk became empty.
+    fn release_empty_tail(&mut self) {
+        if self.chunks.last().is_some_and(Chunk::is_empty) {
+            let chunk = self.chunks.pop();
+            if self.spare.is_none() {
+                self.spare = chunk;
+            }
+        }
+    }
+
+    /// Drops every row. If a `Drop` panics, the remaining values leak and the archetype is left
+    /// empty and consistent.
+    pub(crate) fn clear(&mut self) {
+        let chunks = std::mem::take(&mut self.chunks);
+        self.len = 0;
+        if self.columns.iter().all(|c| c.drop.is_none()) {
+            self.spare = self.spare.take().or_else(|| chunks.into_iter().next());
+            return;
+        }
+        for chunk in &chunks {
+            for (col, meta) in self.columns.iter().enumerate() {
+                let Some(drop) = meta.drop else { continue };
+                let base = self.column_base(chunk, col);
+                for r in 0..chunk.len() {
+                    // SAFETY: rows `0..len` of the chunk are initialised (`Chunk` invariant
+                    // 2); the chunk was detached above, so each value is dropped exactly once
+                    // even if a later `drop` unwinds (the rest then leak).
+                    unsafe { drop(base.as_ptr().add(r * meta.size)) }
+                }
+            }
+        }
+    }
+
+    /// Asserts invariants 1–4; `entity_at` checks that the entity table points back here.
+    pub(crate) fn check(&self, mut entity_at: impl FnMut(Entity, usize)) {
+        let ids: Vec<_> = self.columns.iter().map(|c| c.id).collect();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "{:?}: columns not ascending",
+            self.id
+        );
+        assert_eq!(
+            self.signature,
+            ids.iter().copied().collect(),
+            "{:?}: signature",
+            self.id
+        );
+        for (c, id) in ids.iter().enumerate() {
+            assert_eq!(self.column(*id), Some(c), "{:?}: column map", self.id);
+        }
+        let absent = self.column_of.iter().filter(|&&c| c == ABSENT).count();
+        assert_eq!(
+            absent + ids.len(),
+            self.column_of.len(),
+            "{:?}: stray column map",
+            self.id
+        );
+        let cap = self.layout.capacity();
+        let mut total = 0;
+        for (i, chunk) in self.chunks.iter().enumerate() {
+            let last = i + 1 == self.chunks.len();
+            assert!(chunk.len() <= cap, "{:?}: chunk {i} over capacity", self.id);
+            assert!(
+                last || chunk.len() == cap,
+                "{:?}: chunk {i} not full",
+                self.id
+            );
+            assert!(chunk.len() > 0, "{:?}: empty chunk {i} kept", self.id);
+            for (r, &e) in chunk.entities().iter().enumerate() {
+                entity_at(e, i * cap + r);
+            }
+            total += chunk.len();
+        }
+        assert_eq!(total, self.len, "{:?}: len", self.id);
+    }
+}
+
+/// Adds `written` rows to the last chunk and to the archetype when dropped, also while
+/// unwinding, so a panicking bundle iterator leaves every written row counted.
+struct CommitRows<'a> {
+    arch: &'a mut Archetype,
+    written: usize,
+}
+
+impl Drop for CommitRows<'_> {
+    fn drop(&mut self) {
+        let chunk = self
+            .arch
+            .chunks
+            .last_mut()
+            .expect("rows are written into a chunk");
+        chunk.set_len(chunk.len() + self.written);
+        self.arch.len += self.written;
+        self.arch.release_empty_tail();
+    }
+}
+
+/// Releases an emptied trailing chunk when dropped, also while unwinding.
+struct ReleaseEmptyTail<'a>(&'a mut Archetype);
+
+impl Drop for ReleaseEmptyTail<'_> {
+    fn drop(&mut self) {
+        self.0.release_empty_tail();
+    }
+}
+
+impl Drop for Archetype {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl fmt::Debug for Archetype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Archetype")
+            .field("id", &self.id)
+            .field(
+                "components",
+                &self.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
+            )
+            .field("len", &self.len)
+            .field("chunks", &self.chunks.len())
+            .finish()
+    }
+}

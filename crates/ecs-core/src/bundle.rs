@@ -1,0 +1,135 @@
+//! Bundles: the tuples of components that `spawn`, `insert` and `remove` move as one unit.
+//!
+//! Every tuple of up to 12 distinct component types is a [`Bundle`]. A bundle writes each of its
+//! values with a typed store into a column pointer, so batch spawning compiles to the same
+//! stores a loop pushing into `Vec`s would make: no per-value `memcpy` calls, no type-erased
+//! dispatch.
+
+use std::any::type_name;
+use std::ptr::NonNull;
+
+use smallvec::SmallVec;
+
+use crate::component::{Component, ComponentId, Components};
+
+/// The component ids of a bundle, in tuple order.
+pub type BundleIds = SmallVec<[ComponentId; 12]>;
+
+/// A tuple of distinct components moved as one unit.
+///
+/// # Safety
+/// Implementors promise, for a tuple `(T0, T1, ..)`:
+/// - `component_ids` pushes the id of `Ti` for each `i`, in order, and nothing else;
+/// - `write_row` writes element `i` as a `Ti` to `bases[i].cast::<Ti>().add(row)` and touches
+///   no other memory; `replace` and `read` do the same with `cells[i]`.
+pub unsafe trait Bundle: Send + Sync + Sized + 'static {
+    /// The old values an overwriting `insert` hands back to be dropped.
+    type Replaced;
+
+    /// Pushes the id of each element type, registering types on first use.
+    fn component_ids(components: &mut Components, ids: &mut BundleIds);
+
+    /// Moves element `i` to row `row` of the column starting at `bases[i]`.
+    ///
+    /// # Safety
+    /// Each `bases[i].cast::<Ti>().add(row)` is valid for a write of a `Ti`, and its old
+    /// contents are uninitialised (or owned elsewhere).
+    unsafe fn write_row(self, bases: &[NonNull<u8>], row: usize);
+
+    /// Writes element `i` to `cells[i]`; where `overwrite[i]`, the old value is read out first
+    /// and returned in `Replaced`, else the cell is assumed uninitialised.
+    ///
+    /// # Safety
+    /// As `write_row` with `row = 0`; cells marked `overwrite` hold an initialised `Ti`.
+    unsafe fn replace(self, cells: &[NonNull<u8>], overwrite: &[bool]) -> Self::Replaced;
+
+    /// Reads element `i` from `cells[i]`, taking ownership.
+    ///
+    /// # Safety
+    /// Each `cells[i]` holds an initialised `Ti` that the caller treats as moved-out afterwards.
+    unsafe fn read(cells: &[NonNull<u8>]) -> Self;
+}
+
+/// The ids of `B`, registering them.
+///
+/// # Panics
+/// If a type occurs twice in the bundle, naming it: two columns of one type cannot exist, and
+/// reading it out twice would duplicate ownership.
+pub(crate) fn bundle_ids<B: Bundle>(components: &mut Components) -> BundleIds {
+    let mut ids = BundleIds::new();
+    B::component_ids(components, &mut ids);
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].contains(id) {
+            panic!(
+                "bundle `{}` contains `{}` more than once",
+                type_name::<B>(),
+                components.info(*id).name()
+            );
+        }
+    }
+    ids
+}
+
+macro_rules! tuple_bundle {
+    ($($T:ident $i:tt),*) => {
+        // SAFETY: each method touches element `$i` through index `$i` only, as its own type,
+        // and `component_ids` pushes the ids in the same order.
+        unsafe impl<$($T: Component),*> Bundle for ($($T,)*) {
+            type Replaced = ($(Option<$T>,)*);
+
+            fn component_ids(components: &mut Components, ids: &mut BundleIds) {
+                $(ids.push(components.register::<$T>());)*
+            }
+
+            #[inline(always)]
+            unsafe fn write_row(self, bases: &[NonNull<u8>], row: usize) {
+                debug_assert!($(bases.len() > $i &&)* true);
+                // SAFETY: forwarded from the caller contract: `bases[$i]` is in bounds and
+                // valid for a `$T` at `row`.
+                unsafe { $(bases.get_unchecked($i).cast::<$T>().add(row).write(self.$i);)* }
+            }
+
+            unsafe fn replace(self, cells: &[NonNull<u8>], overwrite: &[bool]) -> Self::Replaced {
+                // SAFETY: forwarded from the caller contract; `replace` reads the old value
+                // out before writing the new one, so nothing is dropped here.
+                unsafe {
+                    ($(
+                        if overwrite[$i] {
+                            Some(cells[$i].cast::<$T>().replace(self.$i))
+                        } else {
+                            cells[$i].cast::<$T>().write(self.$i);
+                            None
+                        },
+                    )*)
+                }
+            }
+
+            unsafe fn read(cells: &[NonNull<u8>]) -> Self {
+                // SAFETY: forwarded from the caller contract.
+                unsafe { ($(cells[$i].cast::<$T>().read(),)*) }
+            }
+        }
+    };
+}
+
+// SAFETY: the empty bundle touches no memory and pushes no id.
+unsafe impl Bundle for () {
+    type Replaced = ();
+    fn component_ids(_: &mut Components, _: &mut BundleIds) {}
+    unsafe fn write_row(self, _: &[NonNull<u8>], _: usize) {}
+    unsafe fn replace(self, _: &[NonNull<u8>], _: &[bool]) -> Self::Replaced {}
+    unsafe fn read(_: &[NonNull<u8>]) -> Self {}
+}
+
+tuple_bundle!(A 0);
+tuple_bundle!(A 0, B 1);
+tuple_bundle!(A 0, B 1, C 2);
+tuple_bundle!(A 0, B 1, C 2, D 3);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);

@@ -1,0 +1,313 @@
+//! Fixed-size struct-of-arrays blocks of archetype rows.
+//!
+//! A chunk is one allocation of exactly `chunk_size` bytes (16 KiB by default). Its
+//! [`ChunkLayout`] is computed once per archetype: the entity-id column first, then one column
+//! per component, each at an offset aligned for its type, sized for the largest row count that
+//! fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
+//! is the same (dangling-but-aligned) address.
+//!
+//! ```text
+//! 0                                                                     chunk_size
+//! | Entity[0..cap] | pad | A[0..cap] | pad | B[0..cap] | ... unused ... |
+//! ```
+//!
+//! Iterating a chunk walks a few dense arrays, which is what the hardware prefetcher and the
+//! auto-vectoriser want. A chunk never learns the types of its columns: the owning archetype
+//! drops values through `ComponentInfo::drop_fn` before it lets a chunk go.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+use crate::entity::Entity;
+use crate::sync::{AtomicU64, Ordering};
+
+/// The smallest alignment of a chunk allocation: one cache line.
+pub const CHUNK_ALIGN: usize = 64;
+
+/// The default chunk size, 16 KiB.
+pub const CHUNK_SIZE: usize = 16 * 1024;
+
+/// Where each column of an archetype's chunks starts, and how many rows a chunk holds.
+///
+/// # Invariants
+/// 1. For every column `c` with `sizes[c] > 0`:
+///    `offsets[c] % align_of(c) == 0` and `offsets[c] + capacity * sizes[c] <= chunk_size`;
+///    columns do not overlap, and none overlaps the entity column `0..capacity * 8`.
+/// 2. Zero-sized columns have offset 0.
+/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit.
+/// 4. `align` is a power of two, at least [`CHUNK_ALIGN`] and every column's alignment.
+#[derive(Clone, Debug)]
+pub struct ChunkLayout {
+    chunk_size: usize,
+    align: usize,
+    capacity: usize,
+    offsets: Box<[usize]>,
+    sizes: Box<[usize]>,
+}
+
+/// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnSpec {
+    /// Element size in bytes.
+    pub size: usize,
+    /// Element alignment in bytes (a power of two).
+    pub align: usize,
+}
+
+impl ChunkLayout {
+    /// Lays out `columns` (in order, after the entity column) in blocks of `chunk_size` bytes.
+    ///
+    /// Returns `None` when not even one row fits.
+    pub fn new(chunk_size: usize, columns: &[ColumnSpec]) -> Option<Self> {
+        let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|c| c.size).sum::<usize>();
+        // `upper` rows of the bare row size fill the block; padding can only lower that.
+        let upper = chunk_size / row_bytes;
+        let capacity = (1..=upper)
+            .rev()
+            .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
+        let mut offsets = Vec::with_capacity(columns.len());
+        let mut end = capacity * size_of::<Entity>();
+        for c in columns {
+            if c.size == 0 {
+                offsets.push(0);
+            } else {
+                let start = end.next_multiple_of(c.align);
+                offsets.push(start);
+                end = start + capacity * c.size;
+            }
+        }
+        let align = columns
+            .iter()
+            .map(|c| c.align)
+            .fold(CHUNK_ALIGN, usize::max);
+        Some(Self {
+            chunk_size,
+            align,
+            capacity,
+            offsets: offsets.into(),
+            sizes: columns.iter().map(|c| c.size).collect(),
+        })
+    }
+
+    /// The byte just past the last column when each column holds `rows` rows.
+    fn end_of(rows: usize, columns: &[ColumnSpec]) -> usize {
+        columns
+            .iter()
+            .filter(|c| c.size > 0)
+            .fold(rows * size_of::<Entity>(), |end, c| {
+                end.next_multiple_of(c.align) + rows * c.size
+            })
+    }
+
+    /// Rows per chunk.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Bytes per chunk.
+    #[inline]
+    pub fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+
+    /// Alignment of each chunk allocation.
+    #[inline]
+    pub fn align(&self) -> usize {
+        self.align
+    }
+
+    /// Byte offset of component column `col` (not counting the entity column).
+    #[inline]
+    pub fn offset(&self, col: usize) -> usize {
+        self.offsets[col]
+    }
+
+    /// Element size of component column `col`.
+    #[inline]
+    pub fn size(&self, col: usize) -> usize {
+        self.sizes[col]
+    }
+
+    /// Number of component columns.
+    #[inline]
+    pub fn columns(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Bytes of a full chunk that hold no row data (padding and the unused tail).
+    pub fn unused_bytes_when_full(&self) -> usize {
+        let used: usize = self.capacity * (size_of::<Entity>() + self.sizes.iter().sum::<usize>());
+        self.chunk_size - used
+    }
+
+    fn alloc_layout(&self) -> Layout {
+        Layout::from_size_align(self.chunk_size, self.align).expect("chunk layout is valid")
+    }
+}
+
+/// One block of rows.
+///
+/// # Invariants
+/// 1. `data` is a live allocation of `layout.alloc_layout()` for the archetype's `layout`, and
+///    `changed.len() == layout.columns()`.
+/// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
+///    column are initialised; rows `len..` are not.
+/// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
+///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
+pub struct Chunk {
+    data: NonNull<u8>,
+    len: usize,
+    alloc: Layout,
+    /// Per component column, the tick of the last write access.
+    changed: Box<[AtomicU64]>,
+    /// The tick of the last row added, moved in or moved within this chunk.
+    structural: u64,
+}
+
+// SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
+// `Component` bound), and every mutable access to them goes through `&mut` or through the
+// query layer's access checks.
+unsafe impl Send for Chunk {}
+// SAFETY: as above; `&Chunk` only reads lengths and ticks, or hands out raw pointers.
+unsafe impl Sync for Chunk {}
+
+impl Chunk {
+    /// Allocates an empty chunk for `layout`.
+    pub(crate) fn new(layout: &ChunkLayout, tick: u64) -> Self {
+        let alloc = layout.alloc_layout();
+        // SAFETY: `alloc` has a non-zero size (`chunk_size >= 128`, checked by the world).
+        let raw = unsafe { alloc::alloc(alloc) };
+        let Some(data) = NonNull::new(raw) else {
+            alloc::handle_alloc_error(alloc)
+        };
+        Self {
+            data,
+            len: 0,
+            alloc,
+            changed: (0..layout.columns())
+                .map(|_| AtomicU64::new(tick))
+                .collect(),
+            structural: tick,
+        }
+    }
+
+    /// Rows in use.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the chunk holds no row.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub(crate) fn set_len(&mut self, len: usize) {
+        self.len = len;
+    }
+
+    /// The entity ids of rows `0..len`.
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        // SAFETY: invariant 1 (entity column at offset 0, aligned by `CHUNK_ALIGN`) and
+        // invariant 2 (rows `0..len` initialised); writes to the column need `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr().cast::<Entity>(), self.len) }
+    }
+
+    /// Pointer to the entity column.
+    #[inline]
+    pub(crate) fn entity_ptr(&self) -> NonNull<Entity> {
+        self.data.cast()
+    }
+
+    /// The chunk's base address.
+    #[inline]
+    pub(crate) fn data(&self) -> NonNull<u8> {
+        self.data
+    }
+
+    /// Tick of the last write access to component column `col`.
+    #[inline]
+    pub fn changed_tick(&self, col: usize) -> u64 {
+        self.changed[col].load(Ordering::Relaxed)
+    }
+
+    /// Records a write access to component column `col` at `tick`.
+    #[inline]
+    pub fn mark_changed(&self, col: usize, tick: u64) {
+        self.changed[col].store(tick, Ordering::Relaxed);
+    }
+
+    /// Tick of the last structural change (rows added, moved in or moved within).
+    #[inline]
+    pub fn structural_tick(&self) -> u64 {
+        self.structural
+    }
+
+    #[inline]
+    pub(crate) fn mark_structural(&mut self, tick: u64) {
+        self.structural = tick;
+    }
+}
+
+impl Drop for Chunk {
+    fn drop(&mut self) {
+        // SAFETY: invariant 1: `data` was allocated with `alloc` and is freed only here.
+        unsafe { alloc::dealloc(self.data.as_ptr(), self.alloc) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(size: usize, align: usize) -> ColumnSpec {
+        ColumnSpec { size, align }
+    }
+
+    fn assert_sound(layout: &ChunkLayout, cols: &[ColumnSpec]) {
+        let cap = layout.capacity();
+        let mut ranges = vec![(0, cap * 8)];
+        for (i, c) in cols.iter().enumerate() {
+            let off = layout.offset(i);
+            assert_eq!(off % c.align, 0, "column {i} misaligned");
+            if c.size > 0 {
+                ranges.push((off, off + cap * c.size));
+            }
+        }
+        ranges.sort();
+        for w in ranges.windows(2) {
+            assert!(w[0].1 <= w[1].0, "columns overlap: {ranges:?}");
+        }
+        assert!(ranges.last().unwrap().1 <= layout.chunk_size());
+        assert!(
+            ChunkLayout::end_of(cap + 1, cols) > layout.chunk_size(),
+            "capacity not maximal"
+        );
+    }
+
+    #[test]
+    fn layouts_are_aligned_disjoint_and_maximal() {
+        let cases: &[&[ColumnSpec]] = &[
+            &[],
+            &[spec(12, 4), spec(12, 4)],
+            &[spec(0, 1), spec(64, 64), spec(1, 1)],
+            &[spec(0, 64), spec(3, 1), spec(128, 128)],
+            &[spec(1024, 8), spec(4, 4)],
+            &[spec(8000, 8)],
+        ];
+        for cols in cases {
+            let layout = ChunkLayout::new(CHUNK_SIZE, cols).expect("fits");
+            assert_sound(&layout, cols);
+        }
+    }
+
+    #[test]
+    fn oversized_row_is_refused() {
+        assert!(ChunkLayout::new(CHUNK_SIZE, &[spec(CHUNK_SIZE, 8)]).is_none());
+        assert!(ChunkLayout::new(CHUNK_SIZE, &[spec(CHUNK_SIZE - 8, 8)]).is_some());
+    }
+}

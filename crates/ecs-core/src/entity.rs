@@ -1,0 +1,419 @@
+//! Entity handles and the generational allocator behind them.
+//!
+//! An [`Entity`] is an index into a table of slots plus the generation the slot had when the
+//! entity was made. Despawning bumps the slot's generation, so every old handle stops resolving;
+//! the slot goes on a free list and is reused by a later spawn. A slot whose generation reaches
+//! `u32::MAX` is retired instead of reused: no handle can ever resolve to a newer entity.
+//!
+//! Ids can also be *reserved* through a shared reference (for command buffers in parallel
+//! systems): [`Entities::reserve`] claims a free slot, or a fresh index past the table, with one
+//! atomic decrement. Reserved ids turn into live, empty entities at the next [`Entities::flush`],
+//! which the world runs before every structural change.
+
+use std::fmt;
+use std::num::NonZeroU32;
+
+use crate::archetype::ArchetypeId;
+use crate::sync::{AtomicI64, Ordering};
+
+/// A handle to an entity: a slot index plus that slot's generation.
+///
+/// Eight bytes, and `Option<Entity>` is eight bytes too (the generation is never zero).
+/// `Debug` prints `index v generation`, as in `5v2`.
+///
+/// ```
+/// # use ecs_core::Entity;
+/// assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(C, align(8))]
+pub struct Entity {
+    index: u32,
+    generation: NonZeroU32,
+}
+
+impl Entity {
+    pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
+        Self { index, generation }
+    }
+
+    /// The slot index; unique among live entities, reused after despawn.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many times the slot had been used before this entity, plus one.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Packs the handle into a `u64` (generation in the high half).
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u8,));
+    /// assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+    /// ```
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        (self.generation.get() as u64) << 32 | self.index as u64
+    }
+
+    /// Unpacks [`Entity::to_bits`]; `None` when the generation half is zero.
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Self> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Self {
+                index: bits as u32,
+                generation,
+            }),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Where a live entity's components are: its archetype and its row in that archetype.
+///
+/// The row counts across the archetype's chunks: row `r` lives in chunk `r / capacity`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The archetype holding the entity.
+    pub archetype: ArchetypeId,
+    /// The entity's row within that archetype.
+    pub row: u32,
+}
+
+impl Location {
+    /// The location of a slot that holds no live entity.
+    const VACANT: Self = Self {
+        archetype: ArchetypeId::INVALID,
+        row: u32::MAX,
+    };
+}
+
+/// One slot of the entity table.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// Generation of the live entity, or of the next entity to use this slot.
+    generation: NonZeroU32,
+    /// `Location::VACANT` unless a live entity occupies the slot.
+    location: Location,
+}
+
+/// The entity table: slots, free list and the atomic reservation cursor.
+///
+/// # Invariants
+/// 1. A slot is live iff its location is not `VACANT`; `live` counts the live slots.
+/// 2. When no reservation is pending, `free_cursor == free.len()`, and `free` lists exactly the
+///    vacant, unretired slots, each once.
+/// 3. A retired slot (generation `u32::MAX`, vacant) is never on the free list.
+/// 4. Reservations: `free[max(cursor, 0)..]` were handed out from the free list and `-cursor`
+///    (if negative) fresh indices past `slots.len()` were handed out. `flush` makes them live.
+pub struct Entities {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    free_cursor: AtomicI64,
+    live: u32,
+}
+
+const FIRST_GENERATION: NonZeroU32 = NonZeroU32::MIN;
+
+impl Default for Entities {
+    fn default() -> Self {
+        Self {
+            slots: Vec::new(),
+            free: Vec::new(),
+            free_cursor: AtomicI64::new(0),
+            live: 0,
+        }
+    }
+}
+
+impl Entities {
+    /// Number of live entities (reserved ids not yet flushed are not counted).
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.live
+    }
+
+    /// Whether no entity is live.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Where `entity` lives, if it is live and the handle is current.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<Location> {
+        let slot = self.slots.get(entity.index as usize)?;
+        (slot.generation == entity.generation && slot.location.archetype != ArchetypeId::INVALID)
+            .then_some(slot.location)
+    }
+
+    /// The live entity at `index`, whatever its generation.
+    pub fn resolve_index(&self, index: u32) -> Option<Entity> {
+        let slot = self.slots.get(index as usize)?;
+        (slot.location.archetype != ArchetypeId::INVALID)
+            .then(|| Entity::new(index, slot.generation))
+    }
+
+    /// Hands out an id through a shared reference; it becomes live at the next `flush`.
+    ///
+    /// # Panics
+    /// If the table would exceed `u32::MAX` slots.
+    pub fn reserve(&self) -> Entity {
+        let n = self.free_cursor.fetch_sub(1, Ordering::Relaxed);
+        if n > 0 {
+            let index = self.free[n as usize - 1];
+            Entity::new(index, self.slots[index as usize].generation)
+        } else {
+            let index = self.slots.len() as i64 - n;
+            assert!(
+                index < u32::MAX as i64,
+                "entity ids exhausted: more than u32::MAX slots"
+            );
+            Entity::new(index as u32, FIRST_GENERATION)
+        }
+    }
+
+    /// Whether reservations are waiting for a `flush`.
+    #[inline]
+    pub fn needs_flush(&self) -> bool {
+        self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
+    }
+
+    /// Makes every reserved id live, calling `place` for each to give it a location.
+    pub fn flush(&mut self, mut place: impl FnMut(Entity) -> Location) {
+        let cursor = self.free_cursor.load(Ordering::Relaxed);
+        let first_unreserved = cursor.max(0) as usize;
+        for i in first_unreserved..self.free.len() {
+            let index = self.free[i];
+            let entity = Entity::new(index, self.slots[index as usize].generation);
+            self.slots[index as usize].location = place(entity);
+            self.live += 1;
+        }
+        self.free.truncate(first_unreserved);
+        if cursor < 0 {
+            let fresh = (-cursor) as usize;
+            self.slots.reserve(fresh);
+            for _ in 0..fresh {
+                let entity = Entity::new(self.slots.len() as u32, FIRST_GENERATION);
+                let location = place(entity);
+                self.slots.push(Slot {
+                    generation: FIRST_GENERATION,
+                    location,
+                });
+                self.live += 1;
+            }
+        }
+        self.free_cursor
+            .store(self.free.len() as i64, Ordering::Relaxed);
+    }
+
+    /// Allocates a live entity at `location`. Requires no pending reservations.
+    #[inline]
+    pub fn alloc(&mut self, location: Location) -> Entity {
+        debug_assert!(!self.needs_flush(), "alloc with pending reservations");
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            self.free_cursor
+                .store(self.free.len() as i64, Ordering::Relaxed);
+            let slot = &mut self.slots[index as usize];
+            slot.location = location;
+            Entity::new(index, slot.generation)
+        } else {
+            let index = self.slots.len();
+            assert!(
+                index < u32::MAX as usize,
+                "entity ids exhausted: more than u32::MAX slots"
+            );
+            self.slots.push(Slot {
+                generation: FIRST_GENERATION,
+                location,
+            });
+            Entity::new(index as u32, FIRST_GENERATION)
+        }
+    }
+
+    /// Prepares for `additional` allocations.
+    pub fn reserve_capacity(&mut self, additional: usize) {
+        let fresh = additional.saturating_sub(self.free.len());
+        self.slots.reserve(fresh);
+    }
+
+    /// Frees a live entity, returning where it was. Requires no pending reservations.
+    pub fn free(&mut self, entity: Entity) -> Option<Location> {
+        debug_assert!(!self.needs_flush(), "free with pending reservations");
+        let location = self.get(entity)?;
+        let slot = &mut self.slots[entity.index as usize];
+        slot.location = Location::VACANT;
+        self.live -= 1;
+        // A slot that cannot take a new generation is retired (invariant 3).
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(entity.index);
+            self.free_cursor
+                .store(self.free.len() as i64, Ordering::Relaxed);
+        }
+        Some(location)
+    }
+
+    /// Points a live entity at a new location.
+    #[inline]
+    pub fn set_location(&mut self, index: u32, location: Location) {
+        let slot = &mut self.slots[index as usize];
+        debug_assert!(slot.location.archetype != ArchetypeId::INVALID);
+        slot.location = location;
+    }
+
+    /// Frees every live entity (generations bumped, so no old handle resolves).
+    pub fn clear(&mut self) {
+        debug_assert!(!self.needs_flush());
+        for index in 0..self.slots.len() {
+            if self.slots[index].location.archetype != ArchetypeId::INVALID {
+                let entity = Entity::new(index as u32, self.slots[index].generation);
+                self.free(entity);
+            }
+        }
+    }
+
+    /// Test hook: moves a vacant slot's generation close to the end of its range.
+    #[doc(hidden)]
+    pub fn set_generation_for_tests(&mut self, index: u32, generation: NonZeroU32) {
+        let slot = &mut self.slots[index as usize];
+        assert_eq!(
+            slot.location,
+            Location::VACANT,
+            "only a vacant slot may be aged"
+        );
+        slot.generation = generation;
+    }
+
+    /// Checks invariants 1–3; `live_at` answers whether the storage holds `entity` at `loc`.
+    pub(crate) fn check(&self, mut live_at: impl FnMut(Entity, Location) -> bool) {
+        assert!(
+            !self.needs_flush(),
+            "reservations pending during invariant check"
+        );
+        let mut live = 0;
+        let mut on_free_list = vec![false; self.slots.len()];
+        for &index in &self.free {
+            let slot = &self.slots[index as usize];
+            assert_eq!(
+                slot.location,
+                Location::VACANT,
+                "free list holds live slot {index}"
+            );
+            assert!(
+                !on_free_list[index as usize],
+                "slot {index} twice on the free list"
+            );
+            assert!(
+                slot.generation.get() != u32::MAX,
+                "retired slot {index} on the free list"
+            );
+            on_free_list[index as usize] = true;
+        }
+        for (index, slot) in self.slots.iter().enumerate() {
+            let entity = Entity::new(index as u32, slot.generation);
+            if slot.location.archetype == ArchetypeId::INVALID {
+                let retired = slot.generation.get() == u32::MAX;
+                assert!(
+                    retired || on_free_list[index],
+                    "vacant slot {index} leaked from free list"
+                );
+            } else {
+                live += 1;
+                assert!(
+                    live_at(entity, slot.location),
+                    "{entity:?} not found at {:?}",
+                    slot.location
+                );
+            }
+        }
+        assert_eq!(live, self.live, "live count out of date");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn somewhere() -> Location {
+        Location {
+            archetype: ArchetypeId::EMPTY,
+            row: 0,
+        }
+    }
+
+    #[test]
+    fn debug_and_bits() {
+        let e = Entity::new(5, NonZeroU32::new(2).unwrap());
+        assert_eq!(format!("{e:?}"), "5v2");
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(Entity::from_bits(7), None);
+    }
+
+    #[test]
+    fn free_bumps_generation_and_reuses() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        assert!(entities.free(a).is_some());
+        assert!(entities.free(a).is_none(), "double free must fail");
+        let b = entities.alloc(somewhere());
+        assert_eq!(b.index(), a.index());
+        assert_eq!(b.generation(), a.generation() + 1);
+        assert!(entities.get(a).is_none());
+        assert!(entities.get(b).is_some());
+    }
+
+    #[test]
+    fn retired_slot_is_never_reused() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        entities.free(a);
+        entities.set_generation_for_tests(a.index(), NonZeroU32::new(u32::MAX).unwrap());
+        let last = entities.alloc(somewhere());
+        assert_eq!(last.generation(), u32::MAX);
+        entities.free(last);
+        let next = entities.alloc(somewhere());
+        assert_ne!(next.index(), a.index(), "retired slot handed out again");
+        assert!(entities.get(last).is_none());
+    }
+
+    #[test]
+    fn reservations_become_live_on_flush() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(somewhere());
+        entities.free(a);
+        let r1 = entities.reserve();
+        let r2 = entities.reserve();
+        assert_eq!(r1.index(), a.index(), "free slot is reserved first");
+        assert_eq!(r1.generation(), 2);
+        assert_eq!(r2.index(), 1);
+        assert!(entities.get(r1).is_none());
+        let mut placed = Vec::new();
+        entities.flush(|e| {
+            placed.push(e);
+            somewhere()
+        });
+        assert_eq!(placed, [r1, r2]);
+        assert!(entities.get(r1).is_some() && entities.get(r2).is_some());
+        assert_eq!(entities.len(), 2);
+        assert!(!entities.needs_flush());
+    }
+}

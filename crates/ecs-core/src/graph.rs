@@ -1,0 +1,255 @@
+//! The archetype graph: every archetype, found by signature, with cached add/remove edges.
+//!
+//! Moving an entity to another archetype needs the target archetype and, for each column, where
+//! it goes. The first `insert::<B>` or `remove::<B>` from an archetype works that out (hashing the
+//! target signature) and caches it as an edge keyed by the bundle's `TypeId`; every later one
+//! from that archetype is one `TypeId` lookup, with no signature hashed.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::archetype::{Archetype, ArchetypeId};
+use crate::bundle::{bundle_ids, Bundle};
+use crate::component::{ComponentId, Components, TypeIdMap};
+use crate::signature::Signature;
+
+/// Marks a source column that a remove edge drops from the entity.
+pub(crate) const REMOVED: u32 = u32::MAX;
+
+/// Where `insert::<B>` takes an entity of one archetype.
+pub(crate) struct InsertEdge {
+    pub target: ArchetypeId,
+    /// For each bundle element (tuple order), its column in `target`.
+    pub bundle_cols: SmallVec<[u32; 8]>,
+    /// For each bundle element, whether the source has it already (so it is overwritten).
+    pub overwrite: SmallVec<[bool; 8]>,
+    /// For each source column, its column in `target` (every source column survives).
+    pub src_to_dst: Box<[u32]>,
+}
+
+/// Where `remove::<B>` takes an entity of one archetype.
+pub(crate) enum RemoveEdge {
+    /// The archetype lacks this bundle type, so the removal fails.
+    Missing(ComponentId),
+    Move {
+        target: ArchetypeId,
+        /// For each bundle element, its column in the source.
+        bundle_cols: SmallVec<[u32; 8]>,
+        /// For each source column, its column in `target`, or `REMOVED`.
+        src_to_dst: Box<[u32]>,
+    },
+}
+
+#[derive(Default)]
+struct Edges {
+    insert: TypeIdMap<InsertEdge>,
+    remove: TypeIdMap<RemoveEdge>,
+}
+
+/// All archetypes of a world.
+///
+/// # Invariants
+/// 1. `list[i].id() == ArchetypeId(i)`, `edges.len() == list.len()`, and `list[0]` is the
+///    empty archetype.
+/// 2. `by_signature` maps each archetype's signature to its id, and nothing else.
+/// 3. Every cached edge is what building it afresh would give.
+pub struct Archetypes {
+    list: Vec<Archetype>,
+    edges: Vec<Edges>,
+    by_signature: HashMap<Signature, ArchetypeId, ahash::RandomState>,
+    chunk_size: usize,
+}
+
+impl Archetypes {
+    pub(crate) fn new(chunk_size: usize) -> Self {
+        let mut this = Self {
+            list: Vec::new(),
+            edges: Vec::new(),
+            by_signature: HashMap::default(),
+            chunk_size,
+        };
+        let empty = this.get_or_create(Signature::new(), &Components::default());
+        debug_assert_eq!(empty, ArchetypeId::EMPTY);
+        this
+    }
+
+    /// The archetypes, indexed by [`ArchetypeId::index`].
+    #[inline]
+    pub fn as_slice(&self) -> &[Archetype] {
+        &self.list
+    }
+
+    #[inline]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [Archetype] {
+        &mut self.list
+    }
+
+    /// The archetype with exactly `signature`, creating it if needed.
+    ///
+    /// # Panics
+    /// If one row of it does not fit in a chunk; the message names each type and its size.
+    pub(crate) fn get_or_create(
+        &mut self,
+        signature: Signature,
+        components: &Components,
+    ) -> ArchetypeId {
+        if let Some(&id) = self.by_signature.get(&signature) {
+            return id;
+        }
+        let id = ArchetypeId::new(self.list.len());
+        let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
+        let archetype = match Archetype::new(id, &infos, self.chunk_size) {
+            Ok(archetype) => archetype,
+            Err(too_large) => panic!("cannot store this archetype: {too_large}"),
+        };
+        self.list.push(archetype);
+        self.edges.push(Edges::default());
+        self.by_signature.insert(signature, id);
+        id
+    }
+
+    /// The archetype with exactly `signature`, if it exists.
+    pub fn find(&self, signature: &Signature) -> Option<ArchetypeId> {
+        self.by_signature.get(signature).copied()
+    }
+
+    /// The cached edge for `insert::<B>` from `src`, building it on first use.
+    #[inline]
+    pub(crate) fn insert_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> (&InsertEdge, &mut [Archetype]) {
+        let key = TypeId::of::<B>();
+        if !self.edges[src.index()].insert.contains_key(&key) {
+            let edge = self.build_insert_edge::<B>(src, components);
+            self.edges[src.index()].insert.insert(key, edge);
+        }
+        (&self.edges[src.index()].insert[&key], &mut self.list)
+    }
+
+    #[cold]
+    fn build_insert_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> InsertEdge {
+        let ids = bundle_ids::<B>(components);
+        let source = &self.list[src.index()];
+        let overwrite = ids
+            .iter()
+            .map(|&id| source.signature().contains(id))
+            .collect();
+        let mut signature = source.signature().clone();
+        for &id in &ids {
+            signature.insert(id);
+        }
+        let target = self.get_or_create(signature, components);
+        let (source, dest) = (&self.list[src.index()], &self.list[target.index()]);
+        let column = |id| dest.column(id).expect("target has every source column") as u32;
+        InsertEdge {
+            target,
+            bundle_cols: ids.iter().map(|&id| column(id)).collect(),
+            overwrite,
+            src_to_dst: source.component_ids().map(column).collect(),
+        }
+    }
+
+    /// The cached edge for `remove::<B>` from `src`, building it on first use.
+    #[inline]
+    pub(crate) fn remove_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> (&RemoveEdge, &mut [Archetype]) {
+        let key = TypeId::of::<B>();
+        if !self.edges[src.index()].remove.contains_key(&key) {
+            let edge = self.build_remove_edge::<B>(src, components);
+            self.edges[src.index()].remove.insert(key, edge);
+        }
+        (&self.edges[src.index()].remove[&key], &mut self.list)
+    }
+
+    #[cold]
+    fn build_remove_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> RemoveEdge {
+        let ids = bundle_ids::<B>(components);
+        let source = &self.list[src.index()];
+        if let Some(&missing) = ids.iter().find(|&&id| !source.signature().contains(id)) {
+            return RemoveEdge::Missing(missing);
+        }
+        let mut signature = source.signature().clone();
+        for &id in &ids {
+            signature.remove(id);
+        }
+        let target = self.get_or_create(signature, components);
+        let (source, dest) = (&self.list[src.index()], &self.list[target.index()]);
+        RemoveEdge::Move {
+            target,
+            bundle_cols: ids
+                .iter()
+                .map(|&id| source.column(id).expect("checked above") as u32)
+                .collect(),
+            src_to_dst: source
+                .component_ids()
+                .map(|id| dest.column(id).map_or(REMOVED, |c| c as u32))
+                .collect(),
+        }
+    }
+
+    /// Asserts invariants 1–3 (edge targets have the signature the edge implies).
+    pub(crate) fn check(&self) {
+        assert_eq!(self.list.len(), self.edges.len());
+        assert!(
+            self.list[0].signature().is_empty(),
+            "archetype 0 is not empty"
+        );
+        assert_eq!(
+            self.by_signature.len(),
+            self.list.len(),
+            "signature map size"
+        );
+        for (i, (arch, edges)) in self.list.iter().zip(&self.edges).enumerate() {
+            assert_eq!(arch.id().index(), i, "archetype id");
+            assert_eq!(
+                self.find(arch.signature()),
+                Some(arch.id()),
+                "signature map"
+            );
+            for edge in edges.insert.values() {
+                let target = &self.list[edge.target.index()];
+                assert!(
+                    target.signature().is_superset(arch.signature()),
+                    "insert edge target"
+                );
+                for (c, id) in arch.component_ids().enumerate() {
+                    assert_eq!(target.column(id), Some(edge.src_to_dst[c] as usize));
+                }
+            }
+            for edge in edges.remove.values() {
+                if let RemoveEdge::Move {
+                    target, src_to_dst, ..
+                } = edge
+                {
+                    let target = &self.list[target.index()];
+                    assert!(
+                        arch.signature().is_superset(target.signature()),
+                        "remove edge target"
+                    );
+                    for (c, id) in arch.component_ids().enumerate() {
+                        assert_eq!(
+                            target.column(id).map_or(REMOVED, |c| c as u32),
+                            src_to_dst[c],
+                            "remove edge column map"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The storage core of the `ecs` engine: entities, components, archetypes and chunks.
+//!
+//! Entities with the same set of component types share an [`Archetype`]. An archetype stores its
+//! rows in fixed-size [`Chunk`]s (16 KiB by default) laid out as struct-of-arrays, so a query
+//! walks a few dense arrays per chunk. Adding or removing components moves an entity's row along
+//! a cached edge of the archetype graph.
+//!
+//! ```
+//! use ecs_core::World;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Position(f32);
+//! struct Velocity(f32);
+//!
+//! let mut world = World::new();
+//! let e = world.spawn((Position(0.0), Velocity(1.0)));
+//! world.get_mut::<Position>(e).unwrap().0 += world.get::<Velocity>(e).unwrap().0;
+//! assert_eq!(world.get::<Position>(e), Ok(&Position(1.0)));
+//! let (v,) = world.remove::<(Velocity,)>(e).unwrap();
+//! assert_eq!(v.0, 1.0);
+//! assert!(!world.has::<Velocity>(e));
+//! ```
+//!
+//! `unsafe` is confined to the modules that own raw memory or hand out pointers; each says so
+//! below.
+
+#[expect(
+    unsafe_code,
+    reason = "hands out raw column pointers and moves rows between chunks"
+)]
+mod archetype;
+#[expect(
+    unsafe_code,
+    reason = "writes and reads tuple elements through column pointers"
+)]
+mod bundle;
+#[expect(unsafe_code, reason = "owns the raw chunk allocations")]
+mod chunk;
+#[expect(unsafe_code, reason = "type-erased drop glue")]
+mod component;
+mod entity;
+mod error;
+mod graph;
+mod layout;
+#[expect(
+    unsafe_code,
+    reason = "resources are handed out through UnsafeCell for schedulers"
+)]
+mod resource;
+mod signature;
+#[expect(
+    unsafe_code,
+    reason = "writes batch rows through the archetype's unsafe row API"
+)]
+mod spawn_batch;
+mod sync;
+#[expect(
+    unsafe_code,
+    reason = "moves rows along archetype edges with column copies"
+)]
+mod world;
+
+pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
+pub use bundle::{Bundle, BundleIds};
+pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use component::{Component, ComponentId, ComponentInfo, Components, TypeIdHasher, TypeIdMap};
+pub use entity::{Entities, Entity, Location};
+pub use error::{ComponentError, EntityError, WorldError};
+pub use graph::Archetypes;
+pub use layout::{short_name, ArchetypeLayout, WorldLayout};
+pub use resource::Resources;
+pub use signature::Signature;
+pub use spawn_batch::SpawnBatch;
+pub use world::{Tick, World, WorldId};

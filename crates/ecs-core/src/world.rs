@@ -1,0 +1,639 @@
+//! The [`World`]: entities, their components, and resources.
+//!
+//! Every structural operation (spawn, insert, remove, despawn) first flushes ids reserved through
+//! [`World::reserve_entity`], then works on the archetype graph: it finds the cached edge for the
+//! bundle type, moves the entity's row along it one column copy at a time, and fills the hole it
+//! left with the source archetype's last row.
+//!
+//! Panic safety: user `Drop` code runs only after the world is consistent again (entity table
+//! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
+//! entity being changed.
+
+use std::any::type_name;
+use std::ptr::NonNull;
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
+
+use smallvec::SmallVec;
+
+use crate::archetype::{Archetype, ArchetypeId};
+use crate::bundle::Bundle;
+use crate::chunk::CHUNK_SIZE;
+use crate::component::{Component, ComponentId, Components};
+use crate::entity::{Entities, Entity, Location};
+use crate::error::{ComponentError, EntityError, WorldError};
+use crate::graph::{Archetypes, RemoveEdge, REMOVED};
+use crate::layout::WorldLayout;
+use crate::resource::Resources;
+use crate::sync::{AtomicU64, Ordering};
+
+/// Identifies one world, so that cached query state can refuse another world.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct WorldId(u64);
+
+/// A world's current change tick, see [`World::change_tick`].
+pub type Tick = u64;
+
+/// Entities, their components (in archetype chunks) and resources.
+///
+/// # Invariants
+/// 1. Outside a `&mut self` method, no reservation is pending in `entities` except those made
+///    through `reserve_entity` since the last structural change.
+/// 2. For every live entity `e` at `Location { archetype, row }`, row `row` of that archetype
+///    has entity id `e`, and every row of every archetype belongs to a live entity there.
+/// 3. `change_tick` only grows.
+pub struct World {
+    id: WorldId,
+    entities: Entities,
+    components: Components,
+    archetypes: Archetypes,
+    resources: Resources,
+    change_tick: AtomicU64,
+    chunk_size: usize,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl World {
+    /// An empty world with 16 KiB chunks.
+    pub fn new() -> Self {
+        Self::build(CHUNK_SIZE)
+    }
+
+    /// An empty world whose chunks are `bytes` long.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidChunkSize`] unless `bytes` is a power of two from 4 KiB to 1 MiB.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// assert!(World::with_chunk_size(64 * 1024).is_ok());
+    /// assert!(World::with_chunk_size(10_000).is_err());
+    /// ```
+    pub fn with_chunk_size(bytes: usize) -> Result<Self, WorldError> {
+        if !(4096..=1 << 20).contains(&bytes) || !bytes.is_power_of_two() {
+            return Err(WorldError::InvalidChunkSize(bytes));
+        }
+        Ok(Self::build(bytes))
+    }
+
+    /// A world with tiny chunks (a power of two of at least 128 bytes), so that tests, and
+    /// Miri especially, cross many chunk boundaries with few entities. Not for production.
+    ///
+    /// # Panics
+    /// If `bytes` is not a power of two of at least 128.
+    #[doc(hidden)]
+    pub fn with_test_chunk_size(bytes: usize) -> Self {
+        assert!(
+            bytes >= 128 && bytes.is_power_of_two(),
+            "test chunk size {bytes} refused"
+        );
+        Self::build(bytes)
+    }
+
+    fn build(chunk_size: usize) -> Self {
+        static NEXT_ID: StdAtomicU64 = StdAtomicU64::new(0);
+        Self {
+            id: WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            entities: Entities::default(),
+            components: Components::default(),
+            archetypes: Archetypes::new(chunk_size),
+            resources: Resources::default(),
+            change_tick: AtomicU64::new(1),
+            chunk_size,
+        }
+    }
+
+    /// This world's id.
+    #[inline]
+    pub fn id(&self) -> WorldId {
+        self.id
+    }
+
+    /// The chunk size in bytes.
+    pub fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+
+    // ----- entities -------------------------------------------------------------------------
+
+    /// Creates an entity with the components of `bundle`.
+    ///
+    /// Cost: one `TypeId` lookup for the bundle's archetype, then one store per component.
+    ///
+    /// # Panics
+    /// If the bundle names a type twice, or its row does not fit in one chunk (the message
+    /// names each type and its size).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32, "name"));
+    /// assert_eq!(world.get::<u32>(e), Ok(&1));
+    /// ```
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        self.flush();
+        let tick = self.change_tick();
+        let (edge, archetypes) = self
+            .archetypes
+            .insert_edge::<B>(ArchetypeId::EMPTY, &mut self.components);
+        let target = edge.target;
+        let arch = &mut archetypes[target.index()];
+        let row = arch.len();
+        let entity = self.entities.alloc(Location {
+            archetype: target,
+            row: row as u32,
+        });
+        arch.push_row(entity, tick);
+        let cells: SmallVec<[NonNull<u8>; 12]> =
+            // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
+            edge.bundle_cols.iter().map(|&c| unsafe { arch.cell(row, c as usize) }).collect();
+        // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
+        // (the edge maps tuple positions to the target's columns).
+        unsafe { bundle.write_row(&cells, 0) };
+        entity
+    }
+
+    /// Reserves an entity id through a shared reference, e.g. from a command buffer in a
+    /// parallel system. It becomes a live entity with no components at the next structural
+    /// change (any `&mut self` method that adds, moves or removes entities).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.reserve_entity();
+    /// world.flush();
+    /// assert!(world.contains(e));
+    /// ```
+    pub fn reserve_entity(&self) -> Entity {
+        self.entities.reserve()
+    }
+
+    /// Turns every reserved id into a live, empty entity.
+    pub fn flush(&mut self) {
+        if !self.entities.needs_flush() {
+            return;
+        }
+        let tick = self.change_tick();
+        let empty = &mut self.archetypes.as_mut_slice()[ArchetypeId::EMPTY.index()];
+        self.entities.flush(|entity| {
+            let row = empty.push_row(entity, tick);
+            Location {
+                archetype: ArchetypeId::EMPTY,
+                row: row as u32,
+            }
+        });
+    }
+
+    /// Removes an entity and drops its components.
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] for a stale or unknown handle; nothing changes then.
+    ///
+    /// ```
+    /// # use ecs_core::{World, EntityError};
+    /// let mut world = World::new();
+    /// let e = world.spawn((String::from("x"),));
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.despawn(e), Err(EntityError::NoSuchEntity(e)));
+    /// ```
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
+        let tick = self.change_tick();
+        let loc = self
+            .entities
+            .free(entity)
+            .ok_or(EntityError::NoSuchEntity(entity))?;
+        let arch = &mut self.archetypes.as_mut_slice()[loc.archetype.index()];
+        // SAFETY: `loc` came from the entity table, so `row < len` (invariant 2);
+        // `drop_detached` follows right after.
+        let moved = unsafe { arch.detach_row(loc.row as usize, tick) };
+        if let Some(moved) = moved {
+            self.entities.set_location(moved.index(), loc);
+        }
+        // The world is consistent again; user `Drop` code may run (and panic) now.
+        // SAFETY: called right after `detach_row`.
+        unsafe { arch.drop_detached() };
+        Ok(())
+    }
+
+    /// Adds the components of `bundle` to `entity`, overwriting (and dropping) any it already
+    /// has. Adding new types moves the entity to another archetype along a cached edge.
+    ///
+    /// # Errors
+    /// [`EntityError::NoSuchEntity`] for a stale handle; `bundle` is dropped, nothing changes.
+    ///
+    /// # Panics
+    /// As [`World::spawn`].
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
+        self.flush();
+        let tick = self.change_tick();
+        let loc = self
+            .entities
+            .get(entity)
+            .ok_or(EntityError::NoSuchEntity(entity))?;
+        let src_row = loc.row as usize;
+        let (edge, archetypes) = self
+            .archetypes
+            .insert_edge::<B>(loc.archetype, &mut self.components);
+        let replaced;
+        if edge.target == loc.archetype {
+            let arch = &mut archetypes[loc.archetype.index()];
+            let cells: SmallVec<[NonNull<u8>; 12]> =
+                // SAFETY: `src_row < len` (invariant 2); the columns belong to this archetype.
+                edge.bundle_cols.iter().map(|&c| unsafe { arch.cell(src_row, c as usize) }).collect();
+            // SAFETY: every element is present (`target == source`), so each cell holds an
+            // initialised value of its type, and `overwrite` is all `true`.
+            replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            let chunk = arch.chunk_of_row(src_row);
+            for &c in &edge.bundle_cols {
+                chunk.mark_changed(c as usize, tick);
+            }
+        } else {
+            let [src, dst] = archetypes
+                .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
+                .expect("an edge never loops when it adds types");
+            let dst_row = dst.push_row(entity, tick);
+            for (c, &d) in edge.src_to_dst.iter().enumerate() {
+                // SAFETY: `src_row < src.len()` and `dst_row` was just pushed; `d` is the column
+                // of the same type in `dst`, so sizes match; two archetypes never share chunks.
+                unsafe {
+                    let from = src.cell(src_row, c);
+                    let to = dst.cell(dst_row, d as usize);
+                    std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_ptr(), src.layout().size(c));
+                }
+            }
+            let cells: SmallVec<[NonNull<u8>; 12]> =
+                // SAFETY: `dst_row` is in range; the columns belong to `dst`.
+                edge.bundle_cols.iter().map(|&c| unsafe { dst.cell(dst_row, c as usize) }).collect();
+            // SAFETY: cells of types the source had were just copied in (initialised, and
+            // `overwrite` says so); the others are fresh and uninitialised.
+            replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            // SAFETY: every source value was copied to `dst` above (an insert keeps all source
+            // columns), so the source row is moved-out.
+            let moved = unsafe { src.fill_hole(src_row, tick) };
+            self.entities.set_location(
+                entity.index(),
+                Location {
+                    archetype: edge.target,
+                    row: dst_row as u32,
+                },
+            );
+            if let Some(moved) = moved {
+                self.entities.set_location(moved.index(), loc);
+            }
+        }
+        // The world is consistent; overwritten values may now run their `Drop`.
+        drop(replaced);
+        Ok(())
+    }
+
+    /// Adds or overwrites one component; shorthand for `insert(entity, (component,))`.
+    ///
+    /// # Errors
+    /// As [`World::insert`].
+    pub fn insert_one<T: Component>(
+        &mut self,
+        entity: Entity,
+        component: T,
+    ) -> Result<(), EntityError> {
+        self.insert(entity, (component,))
+    }
+
+    /// Removes the components of `B` from `entity` and hands them back (nothing is dropped).
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] for a stale handle, and
+    /// [`ComponentError::MissingComponent`] naming the first type of `B` the entity lacks; in
+    /// both cases nothing changes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32, 2.0f32));
+    /// assert_eq!(world.remove::<(f32,)>(e), Ok((2.0,)));
+    /// assert!(world.remove::<(f32,)>(e).is_err());
+    /// ```
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
+        let tick = self.change_tick();
+        let loc = self
+            .entities
+            .get(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        let src_row = loc.row as usize;
+        let (edge, archetypes) = self
+            .archetypes
+            .remove_edge::<B>(loc.archetype, &mut self.components);
+        let (target, bundle_cols, src_to_dst) = match edge {
+            RemoveEdge::Missing(id) => {
+                let component = self.components.info(*id).name();
+                return Err(ComponentError::MissingComponent { entity, component });
+            }
+            RemoveEdge::Move {
+                target,
+                bundle_cols,
+                src_to_dst,
+            } => (*target, bundle_cols, src_to_dst),
+        };
+        if target == loc.archetype {
+            // Only the empty bundle maps an archetype to itself.
+            // SAFETY: `B` has no element, so `read` touches no cell.
+            return Ok(unsafe { B::read(&[]) });
+        }
+        let [src, dst] = archetypes
+            .get_disjoint_mut([loc.archetype.index(), target.index()])
+            .expect("source and target differ");
+        let dst_row = dst.push_row(entity, tick);
+        for (c, &d) in src_to_dst.iter().enumerate() {
+            if d != REMOVED {
+                // SAFETY: as in `insert`: in-range rows, same-type columns, distinct chunks.
+                unsafe {
+                    let from = src.cell(src_row, c);
+                    let to = dst.cell(dst_row, d as usize);
+                    std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_ptr(), src.layout().size(c));
+                }
+            }
+        }
+        let cells: SmallVec<[NonNull<u8>; 12]> =
+            // SAFETY: `src_row < len`; the columns belong to `src`.
+            bundle_cols.iter().map(|&c| unsafe { src.cell(src_row, c as usize) }).collect();
+        // SAFETY: each cell holds an initialised value of the bundle element's type; the
+        // source row is treated as moved-out right after.
+        let values = unsafe { B::read(&cells) };
+        // SAFETY: kept columns were copied to `dst`, removed ones were read into `values`.
+        let moved = unsafe { src.fill_hole(src_row, tick) };
+        self.entities.set_location(
+            entity.index(),
+            Location {
+                archetype: target,
+                row: dst_row as u32,
+            },
+        );
+        if let Some(moved) = moved {
+            self.entities.set_location(moved.index(), loc);
+        }
+        Ok(values)
+    }
+
+    /// Despawns every entity and drops every component; resources stay. Old handles stop
+    /// resolving (their slots' generations are bumped).
+    pub fn clear(&mut self) {
+        self.flush();
+        self.entities.clear();
+        for arch in self.archetypes.as_mut_slice() {
+            arch.clear();
+        }
+    }
+
+    /// Whether `entity` is alive. Ids reserved with `reserve_entity` count once flushed.
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.entities.get(entity).is_some()
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.entities.len()
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Where `entity` lives, if it is alive.
+    #[inline]
+    pub fn location(&self, entity: Entity) -> Option<Location> {
+        self.entities.get(entity)
+    }
+
+    // ----- components -----------------------------------------------------------------------
+
+    /// Shared access to one component.
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] or [`ComponentError::MissingComponent`].
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
+        let ptr = self.component_ptr::<T>(entity)?;
+        // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
+        // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
+        Ok(unsafe { ptr.cast::<T>().as_ref() })
+    }
+
+    /// Exclusive access to one component; stamps its chunk column as changed.
+    ///
+    /// # Errors
+    /// As [`World::get`].
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        let ptr = self.component_ptr::<T>(entity)?;
+        let tick = self.change_tick();
+        let loc = self.entities.get(entity).expect("checked by component_ptr");
+        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let col = arch
+            .column(self.components.id::<T>().expect("registered"))
+            .expect("present");
+        let (chunk, _) = arch.split_row(loc.row as usize);
+        arch.chunks()[chunk].mark_changed(col, tick);
+        // SAFETY: as in `get`, and `&mut self` makes this the only reference.
+        Ok(unsafe { ptr.cast::<T>().as_mut() })
+    }
+
+    fn component_ptr<T: Component>(&self, entity: Entity) -> Result<NonNull<u8>, ComponentError> {
+        let loc = self
+            .entities
+            .get(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        let missing = || ComponentError::MissingComponent {
+            entity,
+            component: type_name::<T>(),
+        };
+        let id = self.components.id::<T>().ok_or_else(missing)?;
+        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let col = arch.column(id).ok_or_else(missing)?;
+        // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
+        Ok(unsafe { arch.cell(loc.row as usize, col) })
+    }
+
+    /// Whether `entity` is alive and has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        let (Some(loc), Some(id)) = (self.entities.get(entity), self.components.id::<T>()) else {
+            return false;
+        };
+        self.archetypes.as_slice()[loc.archetype.index()]
+            .signature()
+            .contains(id)
+    }
+
+    /// The id of `T` in this world, registering it on first use.
+    pub fn register_component<T: Component>(&mut self) -> ComponentId {
+        self.components.register::<T>()
+    }
+
+    /// The id of `T`, if this world has seen it.
+    pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
+        self.components.id::<T>()
+    }
+
+    /// The component registry.
+    pub fn components(&self) -> &Components {
+        &self.components
+    }
+
+    /// Every archetype, indexed by [`ArchetypeId::index`]. New archetypes are only ever
+    /// appended, so a cache can remember how many it has seen.
+    #[inline]
+    pub fn archetypes(&self) -> &[Archetype] {
+        self.archetypes.as_slice()
+    }
+
+    pub(crate) fn parts_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes) {
+        (
+            &mut self.entities,
+            &mut self.components,
+            &mut self.archetypes,
+        )
+    }
+
+    // ----- change ticks ---------------------------------------------------------------------
+
+    /// The world's current change tick: writes stamp it on the chunk columns they touch.
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        self.change_tick.load(Ordering::Relaxed)
+    }
+
+    /// Advances the change tick and returns the value it had. A query run stamps its writes
+    /// with the returned tick and remembers `returned + 1` as the start of "later".
+    #[inline]
+    pub fn advance_tick(&self) -> Tick {
+        self.change_tick.fetch_add(1, Ordering::Relaxed)
+    }
+
+    // ----- resources ------------------------------------------------------------------------
+
+    /// Inserts a resource, returning the one it replaces.
+    pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
+        self.resources.insert(value)
+    }
+
+    /// Removes a resource.
+    pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
+        self.resources.remove()
+    }
+
+    /// Shared access to a resource.
+    ///
+    /// # Panics
+    /// If there is no `R`; the message names the type.
+    #[track_caller]
+    pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
+        self.resources
+            .get()
+            .unwrap_or_else(|| missing_resource::<R>())
+    }
+
+    /// Exclusive access to a resource.
+    ///
+    /// # Panics
+    /// If there is no `R`; the message names the type.
+    #[track_caller]
+    pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
+        self.resources
+            .get_mut()
+            .unwrap_or_else(|| missing_resource::<R>())
+    }
+
+    /// Shared access to a resource, `None` if absent.
+    pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
+        self.resources.get()
+    }
+
+    /// Exclusive access to a resource, `None` if absent.
+    pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
+        self.resources.get_mut()
+    }
+
+    /// Whether an `R` is present.
+    pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
+        self.resources.contains::<R>()
+    }
+
+    /// The resource table, for schedulers (see [`Resources::get_ptr`]).
+    pub fn resources(&self) -> &Resources {
+        &self.resources
+    }
+
+    // ----- reports --------------------------------------------------------------------------
+
+    /// Per-archetype chunk usage; `Display` prints it as a table.
+    pub fn layout(&self) -> WorldLayout {
+        WorldLayout::of(self.archetypes.as_slice(), self.chunk_size)
+    }
+
+    /// Walks every entity, archetype, chunk and cached edge and panics, with a message saying
+    /// what broke, if an invariant written on those types does not hold. A debugging aid,
+    /// O(entities + archetypes); tests call it after structural changes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u8,));
+    /// world.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        self.archetypes.check();
+        let archetypes = self.archetypes.as_slice();
+        self.entities.check(|entity, loc| {
+            let Some(arch) = archetypes.get(loc.archetype.index()) else {
+                return false;
+            };
+            let row = loc.row as usize;
+            if row >= arch.len() {
+                return false;
+            }
+            let (chunk, r) = arch.split_row(row);
+            arch.chunks()[chunk].entities()[r] == entity
+        });
+        let mut rows = 0usize;
+        for arch in archetypes {
+            arch.check(|entity, row| {
+                let here = Location {
+                    archetype: arch.id(),
+                    row: row as u32,
+                };
+                assert_eq!(
+                    self.entities.get(entity),
+                    Some(here),
+                    "row of {entity:?} is stale"
+                );
+            });
+            rows += arch.len();
+        }
+        assert_eq!(rows, self.len() as usize, "rows and live entities disagree");
+    }
+}
+
+#[cold]
+#[track_caller]
+fn missing_resource<R>() -> ! {
+    panic!("no resource of type `{}` in the world", type_name::<R>())
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.len())
+            .field("archetypes", &self.archetypes.as_slice().len())
+            .field("resources", &self.resources.len())
+            .finish()
+    }
+}

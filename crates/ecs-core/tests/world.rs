@@ -1,0 +1,275 @@
+//! World API behaviour: spawn, insert, remove, despawn, drops, errors, resources, layout.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ecs_core::{ComponentError, Entity, EntityError, World, WorldError};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Velocity {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Health(i32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Armor(u8);
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Tag;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(align(64))]
+struct Aligned(u64);
+
+/// Counts drops through a shared counter.
+#[derive(Debug)]
+struct Tracked(Arc<AtomicUsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn counter() -> Arc<AtomicUsize> {
+    Arc::new(AtomicUsize::new(0))
+}
+
+#[test]
+fn spawn_get_insert_remove_roundtrip() {
+    let mut world = World::new();
+    let e = world.spawn((Position { x: 0.0, y: 0.0 }, Velocity { x: 1.0, y: 0.0 }));
+    world.insert(e, (Health(100), Armor(3))).unwrap();
+    world.check_invariants();
+    world.insert_one(e, Health(90)).unwrap();
+    assert_eq!(world.get::<Health>(e), Ok(&Health(90)));
+    let (vel,) = world.remove::<(Velocity,)>(e).unwrap();
+    assert_eq!(vel, Velocity { x: 1.0, y: 0.0 });
+    world.get_mut::<Health>(e).unwrap().0 -= 10;
+    assert_eq!(world.get::<Health>(e), Ok(&Health(80)));
+    assert!(world.has::<Health>(e) && !world.has::<Velocity>(e));
+    assert_eq!(world.get::<Position>(e), Ok(&Position { x: 0.0, y: 0.0 }));
+    assert_eq!(world.get::<Armor>(e), Ok(&Armor(3)));
+    assert_eq!(world.len(), 1);
+    world.check_invariants();
+}
+
+#[test]
+fn errors_name_entity_and_component() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1),));
+    let err = world.get::<Velocity>(e).unwrap_err();
+    assert!(
+        matches!(err, ComponentError::MissingComponent { entity, component }
+        if entity == e && component.ends_with("Velocity"))
+    );
+    assert!(err.to_string().contains("Velocity"), "{err}");
+    let err = world.remove::<(Health, Velocity)>(e).unwrap_err();
+    assert!(err.to_string().contains("Velocity"), "{err}");
+    assert_eq!(
+        world.get::<Health>(e),
+        Ok(&Health(1)),
+        "a failed remove changes nothing"
+    );
+    world.despawn(e).unwrap();
+    assert_eq!(world.despawn(e), Err(EntityError::NoSuchEntity(e)));
+    assert_eq!(world.get::<Health>(e), Err(ComponentError::NoSuchEntity(e)));
+    assert_eq!(
+        world.insert_one(e, Armor(1)),
+        Err(EntityError::NoSuchEntity(e))
+    );
+    assert_eq!(
+        world.remove::<(Health,)>(e),
+        Err(ComponentError::NoSuchEntity(e))
+    );
+    assert!(!world.contains(e));
+    assert_eq!(
+        World::with_chunk_size(3000).unwrap_err(),
+        WorldError::InvalidChunkSize(3000)
+    );
+    assert!(World::with_chunk_size(2048).is_err() && World::with_chunk_size(2 << 20).is_err());
+    world.check_invariants();
+}
+
+#[test]
+fn stale_handles_never_resolve_to_new_entities() {
+    let mut world = World::new();
+    let a = world.spawn((Health(1),));
+    world.despawn(a).unwrap();
+    let b = world.spawn((Health(2),));
+    assert_eq!(a.index(), b.index(), "slot reused");
+    assert_ne!(a, b);
+    assert_eq!(world.get::<Health>(a), Err(ComponentError::NoSuchEntity(a)));
+    assert_eq!(world.get::<Health>(b), Ok(&Health(2)));
+    world.clear();
+    assert!(!world.contains(b));
+    assert_eq!(world.len(), 0);
+    world.check_invariants();
+}
+
+#[test]
+fn each_value_dropped_exactly_once() {
+    let drops = counter();
+    let t = || Tracked(drops.clone());
+    {
+        let mut world = World::new();
+        let a = world.spawn((t(), Health(1)));
+        let b = world.spawn((t(),));
+        let c = world.spawn((t(), Tag));
+        world.despawn(a).unwrap(); // 1
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        world.insert_one(b, t()).unwrap(); // overwrite drops old: 2
+        assert_eq!(drops.load(Ordering::SeqCst), 2);
+        let (removed,) = world.remove::<(Tracked,)>(c).unwrap();
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            2,
+            "a removed value is handed back"
+        );
+        drop(removed); // 3
+        world.insert(c, (t(), Health(5))).unwrap();
+        world.spawn_batch((0..100).map(|_| (t(),))).for_each(drop);
+        world.clear(); // b, c and the batch: 3 + 102 = 105
+        assert_eq!(drops.load(Ordering::SeqCst), 105);
+        world.spawn((t(),));
+        world.check_invariants();
+    } // world drop: 106
+    assert_eq!(drops.load(Ordering::SeqCst), 106);
+}
+
+#[test]
+fn zero_sized_and_over_aligned_components() {
+    let mut world = World::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..1000u64).map(|i| (Tag, Aligned(i))))
+        .collect();
+    for (i, &e) in ids.iter().enumerate() {
+        let a = world.get::<Aligned>(e).unwrap();
+        assert_eq!(a.0, i as u64);
+        assert_eq!(a as *const Aligned as usize % 64, 0, "misaligned column");
+        assert_eq!(world.get::<Tag>(e), Ok(&Tag));
+    }
+    for &e in ids.iter().step_by(3) {
+        world.despawn(e).unwrap();
+    }
+    world.check_invariants();
+    for (i, &e) in ids.iter().enumerate().filter(|(i, _)| i % 3 != 0) {
+        assert_eq!(world.get::<Aligned>(e).unwrap().0, i as u64);
+    }
+}
+
+#[test]
+fn spawn_batch_fills_chunks_densely_and_returns_ids_in_order() {
+    let mut world = World::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..10_000).map(|i| (Health(i), Armor(i as u8))))
+        .collect();
+    assert_eq!(ids.len(), 10_000);
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(world.get::<Health>(e), Ok(&Health(i as i32)));
+    }
+    let layout = world.layout();
+    let arch = layout
+        .archetypes
+        .iter()
+        .find(|a| a.entities == 10_000)
+        .unwrap();
+    assert_eq!(arch.chunks, 10_000usize.div_ceil(arch.capacity));
+    world.check_invariants();
+}
+
+#[test]
+fn reserved_entities_become_live_on_next_structural_change() {
+    let mut world = World::new();
+    let r = world.reserve_entity();
+    assert!(!world.contains(r), "not live before a flush");
+    let e = world.spawn((Health(1),));
+    assert_ne!(r, e);
+    assert!(world.contains(r));
+    world.insert_one(r, Armor(2)).unwrap();
+    assert_eq!(world.get::<Armor>(r), Ok(&Armor(2)));
+    world.check_invariants();
+}
+
+#[test]
+fn oversized_row_is_refused_with_a_message_naming_types() {
+    struct Huge([u8; 20_000]);
+    let mut world = World::new();
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn((Huge([0; 20_000]), Health(1)));
+    }))
+    .unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(
+        msg.contains("Huge: 20000 B") && msg.contains("Health: 4 B"),
+        "{msg}"
+    );
+    world.check_invariants();
+    let mut big = World::with_chunk_size(64 * 1024).unwrap();
+    let e = big.spawn((Huge([7; 20_000]),));
+    assert_eq!(big.get::<Huge>(e).unwrap().0[19_999], 7);
+}
+
+#[test]
+fn duplicate_bundle_type_panics_naming_it() {
+    let mut world = World::new();
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn((Health(1), Health(2)));
+    }))
+    .unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(
+        msg.contains("Health") && msg.contains("more than once"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn resources() {
+    struct Time {
+        dt: f32,
+    }
+    let mut world = World::new();
+    assert!(world.get_resource::<Time>().is_none());
+    world.insert_resource(Time { dt: 0.016 });
+    world.resource_mut::<Time>().dt *= 2.0;
+    assert_eq!(world.resource::<Time>().dt, 0.032);
+    assert!(world.contains_resource::<Time>());
+    assert_eq!(world.remove_resource::<Time>().map(|t| t.dt), Some(0.032));
+    let err = std::panic::catch_unwind(|| World::new().resource::<Time>().dt).unwrap_err();
+    assert!(err.downcast_ref::<String>().unwrap().contains("Time"));
+}
+
+#[test]
+fn layout_report_prints_a_table() {
+    let mut world = World::new();
+    world.spawn_batch((0..600).map(|_| (Position { x: 0.0, y: 0.0 }, Velocity { x: 0.0, y: 0.0 })));
+    let report = world.layout();
+    let a = &report.archetypes[0];
+    assert_eq!(a.entities, 600);
+    assert_eq!(a.capacity, 16 * 1024 / (8 + 8 + 8));
+    assert!(a.fill_percent > 0.0 && a.fill_percent <= 100.0);
+    let text = report.to_string();
+    assert!(
+        text.contains("Position (8 B)") && text.contains("capacity"),
+        "{text}"
+    );
+}
+
+#[test]
+fn entity_bits_and_debug() {
+    let mut world = World::new();
+    let e = world.spawn(());
+    assert_eq!(format!("{e:?}"), "0v1");
+    assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+    assert_eq!(size_of::<Option<Entity>>(), 8);
+}

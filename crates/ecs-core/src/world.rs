@@ -413,6 +413,17 @@ impl World {
         self.entities.get(entity)
     }
 
+    /// Test hook: sets the generation of a vacant entity slot, so tests can reach generation
+    /// retirement without four billion spawns.
+    ///
+    /// # Panics
+    /// If the slot is live or does not exist.
+    #[doc(hidden)]
+    pub fn set_slot_generation_for_tests(&mut self, index: u32, generation: std::num::NonZeroU32) {
+        self.flush();
+        self.entities.set_generation_for_tests(index, generation);
+    }
+
     // ----- components -----------------------------------------------------------------------
 
     /// Shared access to one component.

@@ -1,1 +1,72 @@
-//! Placeholder.
+//! Queries over an [`ecs_core::World`].
+//!
+//! A query is a tuple type: data elements ([`RefRO<T>`] / `&T` read, [`RefRW<T>`] / `&mut T`
+//! write, [`Entity`](ecs_core::Entity), `Option<..>`) and filters ([`With`], [`Without`],
+//! [`Changed`], [`Or`]). Matching is two bitset tests per archetype, done once per archetype and
+//! cached in a [`QueryState`]; iteration then walks each matched chunk's columns as slices.
+//!
+//! ```
+//! use ecs_core::World;
+//! use ecs_query::{QueryExt, RefRO, RefRW};
+//!
+//! struct Position(f32);
+//! struct Velocity(f32);
+//!
+//! let mut world = World::new();
+//! world.spawn_batch((0..100).map(|i| (Position(i as f32), Velocity(1.0))));
+//! world.query::<(RefRW<Position>, RefRO<Velocity>)>().for_each(|(p, v)| p.0 += v.0);
+//! world.query::<(RefRW<Position>, RefRO<Velocity>)>().for_each_chunk(|mut chunk| {
+//!     let (pos, vel) = chunk.columns();
+//!     for (p, v) in pos.iter_mut().zip(vel) {
+//!         p.0 += v.0;
+//!     }
+//! });
+//! let sum: f32 = world.query::<RefRO<Position>>().iter().map(|p| p.0).sum();
+//! assert_eq!(sum, (0..100).map(|i| i as f32 + 2.0).sum::<f32>());
+//! ```
+//!
+//! A query that aliases itself panics when built, naming the component:
+//!
+//! ```should_panic
+//! # use ecs_core::World;
+//! # use ecs_query::{QueryExt, RefRO, RefRW};
+//! let mut world = World::new();
+//! world.query::<(RefRW<u32>, RefRO<u32>)>(); // panics: `u32` read and written
+//! ```
+//!
+//! Read-only query state cannot yield `&mut`:
+//!
+//! ```compile_fail
+//! # use ecs_core::World;
+//! # use ecs_query::{QueryState, RefRW};
+//! let mut world = World::new();
+//! let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+//! state.iter(&world); // `iter` needs a read-only query: use `iter_mut`
+//! ```
+
+mod access;
+mod error;
+#[expect(unsafe_code, reason = "turns column pointers into typed references")]
+mod fetch;
+#[expect(
+    unsafe_code,
+    reason = "implements the unsafe WorldQuery trait for filters"
+)]
+mod filter;
+#[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
+mod iter;
+#[expect(unsafe_code, reason = "runs queries through shared world references")]
+mod state;
+#[expect(
+    unsafe_code,
+    reason = "runs queries over an exclusively borrowed world"
+)]
+mod world_ext;
+
+pub use access::{query_name, Access, FilteredAccess};
+pub use error::QueryError;
+pub use fetch::{ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
+pub use filter::{Changed, Or, QueryFilter, With, Without};
+pub use iter::{ChunkView, QueryIter};
+pub use state::QueryState;
+pub use world_ext::{QueryBorrow, QueryExt};

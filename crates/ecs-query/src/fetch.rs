@@ -1,0 +1,399 @@
+//! The [`WorldQuery`] trait and the data elements of a query: [`RefRO`], [`RefRW`], `&T`,
+//! `&mut T`, [`Entity`], `Option<Q>` and tuples of those.
+//!
+//! A query runs chunk by chunk. For each matched chunk it builds a *fetch* (the column base
+//! pointers it needs; writers stamp the column's change tick here), then reads row `i` of each
+//! column as `base.add(i)`: the per-row work is one pointer offset per element, which the
+//! compiler turns into the same loop as over plain slices.
+
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use ecs_core::{
+    Archetype, Chunk, Component, ComponentId, Components, Entity, Signature, Tick, World,
+};
+
+use crate::access::Access;
+
+/// A type that can be fetched by a query: one element of a query tuple, or the tuple itself.
+///
+/// # Safety
+/// Implementors promise:
+/// - `update_access` records every component that `fetch`, `item` or `slice` reads (as a read)
+///   or writes (as a write), and panics if the element aliases itself;
+/// - `matches` is true only for archetypes on which `fetch` finds every column it needs;
+/// - `item` and `slice` only touch the rows `0..len` of the columns named by `update_access`.
+pub unsafe trait WorldQuery {
+    /// What the query yields per entity.
+    type Item<'w>;
+    /// What [`ChunkView::columns`](crate::ChunkView::columns) yields per chunk.
+    type Slice<'w>;
+    /// Per-chunk column pointers.
+    type Fetch: Clone;
+    /// Per-world data computed once (component ids).
+    type State: Send + Sync + 'static;
+
+    /// Whether `chunk_matches` can reject a chunk of a matched archetype (change filters).
+    const CHUNK_FILTERED: bool = false;
+
+    /// Registers the element's component types and returns its state.
+    fn init_state(world: &mut World) -> Self::State;
+
+    /// Records what the element reads and writes.
+    ///
+    /// # Panics
+    /// If the element aliases a component already in `access`; the message names it.
+    fn update_access(
+        state: &Self::State,
+        access: &mut Access,
+        components: &Components,
+        owner: &str,
+    );
+
+    /// Adds the components every matched archetype must have or must lack.
+    fn update_masks(_state: &Self::State, _required: &mut Signature, _excluded: &mut Signature) {}
+
+    /// The exact archetype test.
+    fn matches(state: &Self::State, signature: &Signature) -> bool;
+
+    /// The chunk-level test for change filters; `last_seen` is the first tick the running query
+    /// has not seen yet.
+    #[inline]
+    fn chunk_matches(
+        _state: &Self::State,
+        _arch: &Archetype,
+        _chunk: &Chunk,
+        _last_seen: Tick,
+    ) -> bool {
+        true
+    }
+
+    /// Column pointers for one chunk of a matched archetype; writers stamp `tick`.
+    ///
+    /// # Safety
+    /// `Self::matches(archetype.signature())`, and `chunk` belongs to `archetype`.
+    unsafe fn fetch(
+        state: &Self::State,
+        archetype: &Archetype,
+        chunk: &Chunk,
+        tick: Tick,
+    ) -> Self::Fetch;
+
+    /// The item of row `row`.
+    ///
+    /// # Safety
+    /// `row` is below the fetched chunk's length; the chunk outlives `'w`; no other live
+    /// reference conflicts with the access this element declared (each row of a `&mut` element
+    /// is yielded at most once while alive).
+    unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w>;
+
+    /// The element's column slices of the first `len` rows.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::item`], for all rows `0..len` at once (`len` = the chunk's length).
+    unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w>;
+}
+
+/// A query that only reads, so it may run through `&World`.
+///
+/// # Safety
+/// `update_access` records no write.
+pub unsafe trait ReadOnlyQuery: WorldQuery {}
+
+/// A query that never skips rows of a matched archetype (no change filter), so its iterator
+/// knows its exact length.
+pub trait ExactQuery: WorldQuery {}
+
+/// Read access to a `T`; yields `&T`.
+pub struct RefRO<T>(PhantomData<fn() -> T>);
+
+/// Write access to a `T`; yields `&mut T` and stamps the chunk column as changed.
+pub struct RefRW<T>(PhantomData<fn() -> T>);
+
+/// Base pointer of component `id`'s column in `chunk`.
+///
+/// # Safety
+/// `archetype` has the component and owns `chunk`.
+#[inline(always)]
+unsafe fn column<T>(archetype: &Archetype, chunk: &Chunk, id: ComponentId) -> (usize, NonNull<T>) {
+    debug_assert!(archetype.column(id).is_some());
+    // SAFETY: the caller guarantees the archetype has the component.
+    let col = unsafe { archetype.column(id).unwrap_unchecked() };
+    (col, archetype.column_base(chunk, col).cast())
+}
+
+macro_rules! read_element {
+    ($ty:ty, $T:ident) => {
+        // SAFETY: reads column `T` only, declared as a read; matches only archetypes with `T`.
+        unsafe impl<$T: Component> WorldQuery for $ty {
+            type Item<'w> = &'w $T;
+            type Slice<'w> = &'w [$T];
+            type Fetch = NonNull<$T>;
+            type State = ComponentId;
+
+            fn init_state(world: &mut World) -> ComponentId {
+                world.register_component::<$T>()
+            }
+
+            fn update_access(id: &ComponentId, access: &mut Access, c: &Components, owner: &str) {
+                access.add_read(*id, c, owner);
+            }
+
+            fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+                required.insert(*id);
+            }
+
+            fn matches(id: &ComponentId, signature: &Signature) -> bool {
+                signature.contains(*id)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch(
+                id: &ComponentId,
+                arch: &Archetype,
+                chunk: &Chunk,
+                _: Tick,
+            ) -> NonNull<$T> {
+                // SAFETY: `matches` held, so the archetype has `T`.
+                unsafe { column::<$T>(arch, chunk, *id).1 }
+            }
+
+            #[inline(always)]
+            unsafe fn item<'w>(fetch: &mut NonNull<$T>, row: usize) -> &'w $T {
+                // SAFETY: `row < len`, so the value is initialised (caller contract).
+                unsafe { fetch.add(row).as_ref() }
+            }
+
+            #[inline(always)]
+            unsafe fn slice<'w>(fetch: &NonNull<$T>, len: usize) -> &'w [$T] {
+                // SAFETY: rows `0..len` are initialised and only read (caller contract).
+                unsafe { std::slice::from_raw_parts(fetch.as_ptr(), len) }
+            }
+        }
+
+        // SAFETY: `update_access` records a read only.
+        unsafe impl<$T: Component> ReadOnlyQuery for $ty {}
+        impl<$T: Component> ExactQuery for $ty {}
+    };
+}
+
+macro_rules! write_element {
+    ($ty:ty, $T:ident) => {
+        // SAFETY: writes column `T` only, declared as a write; matches only archetypes with `T`.
+        unsafe impl<$T: Component> WorldQuery for $ty {
+            type Item<'w> = &'w mut $T;
+            type Slice<'w> = &'w mut [$T];
+            type Fetch = NonNull<$T>;
+            type State = ComponentId;
+
+            fn init_state(world: &mut World) -> ComponentId {
+                world.register_component::<$T>()
+            }
+
+            fn update_access(id: &ComponentId, access: &mut Access, c: &Components, owner: &str) {
+                access.add_write(*id, c, owner);
+            }
+
+            fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+                required.insert(*id);
+            }
+
+            fn matches(id: &ComponentId, signature: &Signature) -> bool {
+                signature.contains(*id)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch(
+                id: &ComponentId,
+                arch: &Archetype,
+                chunk: &Chunk,
+                tick: Tick,
+            ) -> NonNull<$T> {
+                // SAFETY: `matches` held, so the archetype has `T`.
+                let (col, base) = unsafe { column::<$T>(arch, chunk, *id) };
+                chunk.mark_changed(col, tick);
+                base
+            }
+
+            #[inline(always)]
+            unsafe fn item<'w>(fetch: &mut NonNull<$T>, row: usize) -> &'w mut $T {
+                // SAFETY: `row < len` and this row is yielded once while alive (caller contract).
+                unsafe { fetch.add(row).as_mut() }
+            }
+
+            #[inline(always)]
+            unsafe fn slice<'w>(fetch: &NonNull<$T>, len: usize) -> &'w mut [$T] {
+                // SAFETY: rows `0..len` are initialised and exclusively ours (caller contract).
+                unsafe { std::slice::from_raw_parts_mut(fetch.as_ptr(), len) }
+            }
+        }
+
+        impl<$T: Component> ExactQuery for $ty {}
+    };
+}
+
+read_element!(RefRO<T>, T);
+read_element!(&T, T);
+write_element!(RefRW<T>, T);
+write_element!(&mut T, T);
+
+// SAFETY: reads only the entity column, which every archetype has; declares no component.
+unsafe impl WorldQuery for Entity {
+    type Item<'w> = Entity;
+    type Slice<'w> = &'w [Entity];
+    type Fetch = NonNull<Entity>;
+    type State = ();
+
+    fn init_state(_: &mut World) {}
+
+    fn update_access(_: &(), _: &mut Access, _: &Components, _: &str) {}
+
+    fn matches(_: &(), _: &Signature) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(_: &(), _: &Archetype, chunk: &Chunk, _: Tick) -> NonNull<Entity> {
+        NonNull::from(chunk.entities()).cast()
+    }
+
+    #[inline(always)]
+    unsafe fn item<'w>(fetch: &mut NonNull<Entity>, row: usize) -> Self::Item<'w> {
+        // SAFETY: `row < len`: an initialised entity id.
+        unsafe { fetch.add(row).read() }
+    }
+
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &NonNull<Entity>, len: usize) -> Self::Slice<'w> {
+        // SAFETY: rows `0..len` are initialised; the entity column is never written while a
+        // query runs (that needs `&mut World`).
+        unsafe { std::slice::from_raw_parts(fetch.as_ptr(), len) }
+    }
+}
+
+// SAFETY: declares no write.
+unsafe impl ReadOnlyQuery for Entity {}
+impl ExactQuery for Entity {}
+
+// SAFETY: forwards to `Q` where `Q` matches, and yields `None` elsewhere; `Q`'s access is
+// declared in full, so `Option<&mut A>` with `&A` is refused like `&mut A` with `&A`.
+unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
+    type Item<'w> = Option<Q::Item<'w>>;
+    type Slice<'w> = Option<Q::Slice<'w>>;
+    type Fetch = Option<Q::Fetch>;
+    type State = Q::State;
+
+    fn init_state(world: &mut World) -> Q::State {
+        Q::init_state(world)
+    }
+
+    fn update_access(state: &Q::State, access: &mut Access, c: &Components, owner: &str) {
+        Q::update_access(state, access, c, owner);
+    }
+
+    fn matches(_: &Q::State, _: &Signature) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(state: &Q::State, arch: &Archetype, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+        // SAFETY: fetched only where `Q` matches.
+        Q::matches(state, arch.signature()).then(|| unsafe { Q::fetch(state, arch, chunk, tick) })
+    }
+
+    #[inline(always)]
+    unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
+        // SAFETY: forwarded caller contract.
+        fetch.as_mut().map(|f| unsafe { Q::item(f, row) })
+    }
+
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w> {
+        // SAFETY: forwarded caller contract.
+        fetch.as_ref().map(|f| unsafe { Q::slice(f, len) })
+    }
+}
+
+// SAFETY: `Q` declares no write.
+unsafe impl<Q: ReadOnlyQuery> ReadOnlyQuery for Option<Q> {}
+impl<Q: ExactQuery> ExactQuery for Option<Q> {}
+
+macro_rules! tuple_query {
+    ($($Q:ident $i:tt),*) => {
+        // SAFETY: each method forwards to the elements; access is the union of the elements'
+        // (aliasing between elements is refused by `Access`).
+        unsafe impl<$($Q: WorldQuery),*> WorldQuery for ($($Q,)*) {
+            type Item<'w> = ($($Q::Item<'w>,)*);
+            type Slice<'w> = ($($Q::Slice<'w>,)*);
+            type Fetch = ($($Q::Fetch,)*);
+            type State = ($($Q::State,)*);
+
+            const CHUNK_FILTERED: bool = false $(|| $Q::CHUNK_FILTERED)*;
+
+            #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
+            fn init_state(world: &mut World) -> Self::State {
+                ($($Q::init_state(world),)*)
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn update_access(state: &Self::State, access: &mut Access, c: &Components, owner: &str) {
+                $($Q::update_access(&state.$i, access, c, owner);)*
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn update_masks(state: &Self::State, required: &mut Signature, excluded: &mut Signature) {
+                $($Q::update_masks(&state.$i, required, excluded);)*
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn matches(state: &Self::State, signature: &Signature) -> bool {
+                true $(&& $Q::matches(&state.$i, signature))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn chunk_matches(state: &Self::State, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
+                true $(&& $Q::chunk_matches(&state.$i, arch, chunk, last_seen))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn fetch(state: &Self::State, arch: &Archetype, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+                // SAFETY: the tuple matches only where every element matches.
+                unsafe { ($($Q::fetch(&state.$i, arch, chunk, tick),)*) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
+                // SAFETY: forwarded caller contract.
+                unsafe { ($($Q::item(&mut fetch.$i, row),)*) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w> {
+                // SAFETY: forwarded caller contract.
+                unsafe { ($($Q::slice(&fetch.$i, len),)*) }
+            }
+        }
+
+        // SAFETY: no element declares a write.
+        unsafe impl<$($Q: ReadOnlyQuery),*> ReadOnlyQuery for ($($Q,)*) {}
+        impl<$($Q: ExactQuery),*> ExactQuery for ($($Q,)*) {}
+    };
+}
+
+tuple_query!();
+tuple_query!(A 0);
+tuple_query!(A 0, B 1);
+tuple_query!(A 0, B 1, C 2);
+tuple_query!(A 0, B 1, C 2, D 3);
+tuple_query!(A 0, B 1, C 2, D 3, E 4);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_query!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);

@@ -1,0 +1,189 @@
+//! Query filters: [`With`], [`Without`], [`Changed`] and [`Or`].
+//!
+//! Filters sit in the query tuple beside the data elements and yield `()`. `With` and `Without`
+//! only narrow the archetype masks, so they cost nothing per chunk. `Changed<T>` works at chunk
+//! granularity, like Unity Entities' change versions: a chunk passes when its `T` column was
+//! written through `RefRW` (or `get_mut`, or an overwriting `insert`), or rows were added to or
+//! moved within it, since the running query state last ran. A write to one entity therefore
+//! marks its whole chunk as changed.
+
+use std::marker::PhantomData;
+
+use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick, World};
+
+use crate::access::Access;
+use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
+
+/// Matches entities that have a `T`, without fetching it.
+pub struct With<T>(PhantomData<fn() -> T>);
+
+/// Matches entities that do not have a `T`.
+pub struct Without<T>(PhantomData<fn() -> T>);
+
+/// Matches the chunks whose `T` column changed since the query state last ran (see the module
+/// doc for the chunk granularity). A new query state sees every chunk as changed.
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+/// Matches when any of the filters in the tuple `F` matches: `Or<(With<A>, Changed<B>)>`.
+pub struct Or<F>(PhantomData<fn() -> F>);
+
+/// A filter: usable as the second parameter of [`QueryState`](crate::QueryState) and inside
+/// [`Or`]. `With`, `Without`, `Changed`, `Or` and tuples of filters are filters.
+pub trait QueryFilter: WorldQuery {}
+
+impl<T: Component> QueryFilter for With<T> {}
+impl<T: Component> QueryFilter for Without<T> {}
+impl<T: Component> QueryFilter for Changed<T> {}
+
+macro_rules! filter_tuple {
+    ($($F:ident),*) => {
+        impl<$($F: QueryFilter),*> QueryFilter for ($($F,)*) {}
+    };
+}
+
+filter_tuple!();
+filter_tuple!(A);
+filter_tuple!(A, B);
+filter_tuple!(A, B, C);
+filter_tuple!(A, B, C, D);
+filter_tuple!(A, B, C, D, E);
+filter_tuple!(A, B, C, D, E, F);
+filter_tuple!(A, B, C, D, E, F, G);
+filter_tuple!(A, B, C, D, E, F, G, H);
+
+macro_rules! unit_fetch {
+    () => {
+        type Item<'w> = ();
+        type Slice<'w> = ();
+        type Fetch = ();
+        type State = ComponentId;
+
+        fn init_state(world: &mut World) -> ComponentId {
+            world.register_component::<T>()
+        }
+
+        fn update_access(_: &ComponentId, _: &mut Access, _: &Components, _: &str) {}
+
+        #[inline(always)]
+        unsafe fn fetch(_: &ComponentId, _: &Archetype, _: &Chunk, _: Tick) {}
+
+        #[inline(always)]
+        unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
+
+        #[inline(always)]
+        unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+    };
+}
+
+// SAFETY: touches no column.
+unsafe impl<T: Component> WorldQuery for With<T> {
+    unit_fetch!();
+
+    fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+        required.insert(*id);
+    }
+
+    fn matches(id: &ComponentId, signature: &Signature) -> bool {
+        signature.contains(*id)
+    }
+}
+
+// SAFETY: touches no column.
+unsafe impl<T: Component> WorldQuery for Without<T> {
+    unit_fetch!();
+
+    fn update_masks(id: &ComponentId, _: &mut Signature, excluded: &mut Signature) {
+        excluded.insert(*id);
+    }
+
+    fn matches(id: &ComponentId, signature: &Signature) -> bool {
+        !signature.contains(*id)
+    }
+}
+
+// SAFETY: reads only chunk ticks, never column data.
+unsafe impl<T: Component> WorldQuery for Changed<T> {
+    unit_fetch!();
+
+    const CHUNK_FILTERED: bool = true;
+
+    fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+        required.insert(*id);
+    }
+
+    fn matches(id: &ComponentId, signature: &Signature) -> bool {
+        signature.contains(*id)
+    }
+
+    #[inline]
+    fn chunk_matches(id: &ComponentId, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
+        arch.column(*id).is_some_and(|col| {
+            chunk.changed_tick(col) >= last_seen || chunk.structural_tick() >= last_seen
+        })
+    }
+}
+
+// SAFETY: declare no write.
+unsafe impl<T: Component> ReadOnlyQuery for With<T> {}
+// SAFETY: declare no write.
+unsafe impl<T: Component> ReadOnlyQuery for Without<T> {}
+// SAFETY: declare no write.
+unsafe impl<T: Component> ReadOnlyQuery for Changed<T> {}
+impl<T: Component> ExactQuery for With<T> {}
+impl<T: Component> ExactQuery for Without<T> {}
+
+macro_rules! or_filter {
+    ($($F:ident $i:tt),*) => {
+        // SAFETY: touches no column; matches when any element does.
+        unsafe impl<$($F: QueryFilter),*> WorldQuery for Or<($($F,)*)> {
+            type Item<'w> = ();
+            type Slice<'w> = ();
+            type Fetch = ();
+            type State = ($($F::State,)*);
+
+            const CHUNK_FILTERED: bool = false $(|| $F::CHUNK_FILTERED)*;
+
+            fn init_state(world: &mut World) -> Self::State {
+                ($($F::init_state(world),)*)
+            }
+
+            fn update_access(state: &Self::State, access: &mut Access, c: &Components, owner: &str) {
+                $($F::update_access(&state.$i, access, c, owner);)*
+            }
+
+            fn matches(state: &Self::State, signature: &Signature) -> bool {
+                false $(|| $F::matches(&state.$i, signature))*
+            }
+
+            #[inline]
+            fn chunk_matches(state: &Self::State, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
+                let sig = arch.signature();
+                false $(|| ($F::matches(&state.$i, sig)
+                    && $F::chunk_matches(&state.$i, arch, chunk, last_seen)))*
+            }
+
+            #[inline(always)]
+            unsafe fn fetch(_: &Self::State, _: &Archetype, _: &Chunk, _: Tick) {}
+
+            #[inline(always)]
+            unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
+
+            #[inline(always)]
+            unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+        }
+
+        // SAFETY: declares no write.
+        unsafe impl<$($F: QueryFilter),*> ReadOnlyQuery for Or<($($F,)*)> {}
+        impl<$($F: QueryFilter),*> QueryFilter for Or<($($F,)*)> {}
+        impl<$($F: QueryFilter + ExactQuery),*> ExactQuery for Or<($($F,)*)> {}
+    };
+}
+
+or_filter!(A 0);
+or_filter!(A 0, B 1);
+or_filter!(A 0, B 1, C 2);
+or_filter!(A 0, B 1, C 2, D 3);
+or_filter!(A 0, B 1, C 2, D 3, E 4);
+or_filter!(A 0, B 1, C 2, D 3, E 4, F 5);
+or_filter!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+or_filter!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);

@@ -1,0 +1,241 @@
+//! Walking a query's matched chunks: the external [`QueryIter`] and the per-chunk
+//! [`ChunkView`] that `for_each_chunk` hands out.
+
+use std::any::{type_name, TypeId};
+use std::iter::FusedIterator;
+use std::marker::PhantomData;
+
+use ecs_core::{Archetype, Chunk, Component, Entity, Tick, World};
+
+use crate::access::Access;
+use crate::fetch::{ExactQuery, WorldQuery};
+use crate::filter::QueryFilter;
+use crate::state::QueryState;
+
+/// The state an iterator walks: borrowed from a reusable [`QueryState`], or owned when the
+/// iterator came from a one-shot `world.query()`.
+pub(crate) enum StateRef<'s, Q: WorldQuery, F: QueryFilter> {
+    Borrowed(&'s QueryState<Q, F>),
+    Owned(Box<QueryState<Q, F>>),
+}
+
+impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
+    type Target = QueryState<Q, F>;
+
+    fn deref(&self) -> &QueryState<Q, F> {
+        match self {
+            Self::Borrowed(s) => s,
+            Self::Owned(s) => s,
+        }
+    }
+}
+
+/// Iterator over the items of a query.
+///
+/// # Invariants
+/// 1. `fetch` is `Some` and was fetched from the chunk being walked whenever `row < len`.
+/// 2. Every row of every passing chunk of every matched archetype is yielded once.
+pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
+    archetypes: &'w [Archetype],
+    state: StateRef<'s, Q, F>,
+    next_archetype: usize,
+    arch: Option<&'w Archetype>,
+    chunks: std::slice::Iter<'w, Chunk>,
+    fetch: Option<Q::Fetch>,
+    row: usize,
+    len: usize,
+    remaining: usize,
+    tick: Tick,
+    last_seen: Tick,
+}
+
+impl<'w, 's, Q: WorldQuery, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+    /// # Safety
+    /// The caller has the access `state` declares for as long as `'w` (see
+    /// `QueryState::iter_unchecked`), and `state`'s cache is up to date for `world`.
+    pub(crate) unsafe fn new(
+        world: &'w World,
+        state: &'s QueryState<Q, F>,
+        tick: Tick,
+        last_seen: Tick,
+    ) -> Self {
+        // SAFETY: forwarded.
+        unsafe { Self::with_state(world, StateRef::Borrowed(state), tick, last_seen) }
+    }
+
+    /// # Safety
+    /// As [`QueryIter::new`].
+    pub(crate) unsafe fn with_state(
+        world: &'w World,
+        state: StateRef<'s, Q, F>,
+        tick: Tick,
+        last_seen: Tick,
+    ) -> Self {
+        let archetypes = world.archetypes();
+        let remaining = state
+            .matched_archetypes()
+            .iter()
+            .map(|id| archetypes[id.index()].len())
+            .sum();
+        Self {
+            archetypes,
+            state,
+            next_archetype: 0,
+            arch: None,
+            chunks: [].iter(),
+            fetch: None,
+            row: 0,
+            len: 0,
+            remaining,
+            tick,
+            last_seen,
+        }
+    }
+}
+
+impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
+    type Item = Q::Item<'w>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Q::Item<'w>> {
+        loop {
+            if self.row < self.len {
+                let row = self.row;
+                self.row += 1;
+                self.remaining -= 1;
+                // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
+                // each row is yielded once (invariant 2); access is the creator's contract.
+                return Some(unsafe { Q::item(self.fetch.as_mut().unwrap_unchecked(), row) });
+            }
+            if let Some(chunk) = self.chunks.next() {
+                let arch = self.arch.expect("chunks come from an archetype");
+                let state = &*self.state;
+                let passes = Q::chunk_matches(&state.query, arch, chunk, self.last_seen)
+                    && F::chunk_matches(&state.filter, arch, chunk, self.last_seen);
+                if passes {
+                    // SAFETY: `arch` is matched (state invariant 1) and owns `chunk`.
+                    self.fetch = Some(unsafe { Q::fetch(&state.query, arch, chunk, self.tick) });
+                    self.row = 0;
+                    self.len = chunk.len();
+                } else {
+                    self.remaining -= chunk.len();
+                }
+                continue;
+            }
+            let id = *self.state.matched_archetypes().get(self.next_archetype)?;
+            self.next_archetype += 1;
+            let arch = &self.archetypes[id.index()];
+            self.arch = Some(arch);
+            self.chunks = arch.chunks().iter();
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // Without change filters nothing is skipped and `remaining` is exact.
+        let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED;
+        (if exact { self.remaining } else { 0 }, Some(self.remaining))
+    }
+}
+
+impl<Q: ExactQuery, F: QueryFilter + ExactQuery> ExactSizeIterator for QueryIter<'_, '_, Q, F> {}
+
+impl<Q: WorldQuery, F: QueryFilter> FusedIterator for QueryIter<'_, '_, Q, F> {}
+
+/// One chunk of a `for_each_chunk` run: the entity slice and the query's column slices, all of
+/// the chunk's length and aligned row by row.
+pub struct ChunkView<'w, Q: WorldQuery> {
+    world: &'w World,
+    access: &'w Access,
+    arch: &'w Archetype,
+    chunk: &'w Chunk,
+    fetch: Q::Fetch,
+    _query: PhantomData<fn() -> Q>,
+}
+
+impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
+    /// # Safety
+    /// `arch` matches the query and owns `chunk`; the caller has the query's access to the
+    /// chunk for `'w`, and hands out one view per chunk.
+    pub(crate) unsafe fn new(
+        world: &'w World,
+        query: &Q::State,
+        access: &'w Access,
+        arch: &'w Archetype,
+        chunk: &'w Chunk,
+        tick: Tick,
+    ) -> Self {
+        // SAFETY: forwarded caller contract.
+        let fetch = unsafe { Q::fetch(query, arch, chunk, tick) };
+        Self {
+            world,
+            access,
+            arch,
+            chunk,
+            fetch,
+            _query: PhantomData,
+        }
+    }
+
+    /// Rows in this chunk.
+    pub fn len(&self) -> usize {
+        self.chunk.len()
+    }
+
+    /// Whether the chunk has no row (never, for a view handed out by a query).
+    pub fn is_empty(&self) -> bool {
+        self.chunk.is_empty()
+    }
+
+    /// The entity ids, row by row.
+    pub fn entities(&self) -> &'w [Entity] {
+        self.chunk.entities()
+    }
+
+    /// All of the query's columns as slices (`RefRW<T>` gives `&mut [T]`, `RefRO<T>` gives
+    /// `&[T]`, `Entity` gives `&[Entity]`, options give `Option<..>`), borrowed from the view.
+    pub fn columns(&mut self) -> Q::Slice<'_> {
+        // SAFETY: the view holds the query's access to this chunk (constructor contract), and
+        // `&mut self` keeps the slices from being handed out twice at once.
+        unsafe { Q::slice(&self.fetch, self.chunk.len()) }
+    }
+
+    /// One column the query reads or writes, as a shared slice.
+    ///
+    /// # Panics
+    /// If the query does not access `T`.
+    pub fn column<T: Component>(&self) -> &[T] {
+        let base = self.column_base::<T>(false);
+        // SAFETY: rows `0..len` are initialised `T`s; the query's access covers `T`, and
+        // `&self` means no `&mut` from `columns`/`column_mut` is alive.
+        unsafe { std::slice::from_raw_parts(base.cast::<T>(), self.chunk.len()) }
+    }
+
+    /// One column the query writes, as a mutable slice.
+    ///
+    /// # Panics
+    /// If the query does not write `T`.
+    pub fn column_mut<T: Component>(&mut self) -> &mut [T] {
+        let base = self.column_base::<T>(true);
+        // SAFETY: as in `column`, with write access declared and `&mut self` exclusive.
+        unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), self.chunk.len()) }
+    }
+
+    fn column_base<T: Component>(&self, write: bool) -> *mut u8 {
+        let id = self.world.components().id_of(TypeId::of::<T>());
+        let allowed = id.is_some_and(|id| {
+            self.access.writes().contains(id) || (!write && self.access.reads().contains(id))
+        });
+        assert!(
+            allowed,
+            "query `{}` does not {} `{}`",
+            type_name::<Q>(),
+            if write { "write" } else { "access" },
+            type_name::<T>()
+        );
+        let col = self
+            .arch
+            .column(id.expect("checked"))
+            .expect("matched archetypes have it");
+        self.arch.column_base(self.chunk, col).as_ptr()
+    }
+}

@@ -1,0 +1,383 @@
+//! [`QueryState`]: a query's cached matching and access, reused between runs.
+//!
+//! Building a state registers the query's component types, computes its access set (panicking
+//! on self-aliasing) and its required / excluded masks. Each run then only tests archetypes
+//! created since the last run (archetypes are append-only), and walks the cached list.
+//!
+//! Each run advances the world's change tick: writes are stamped with the run's tick and
+//! `Changed<T>` passes chunks stamped at or after the state's previous run.
+
+use std::any::type_name;
+
+use ecs_core::{Archetype, ArchetypeId, Chunk, Entity, Signature, Tick, World, WorldId};
+use rayon::prelude::*;
+
+use crate::access::{Access, FilteredAccess};
+use crate::error::QueryError;
+use crate::fetch::{ReadOnlyQuery, WorldQuery};
+use crate::filter::QueryFilter;
+use crate::iter::{ChunkView, QueryIter};
+
+/// Cached matching and access of the query `Q` with filter `F`.
+///
+/// # Invariants
+/// 1. `matched` lists, in id order, exactly the archetypes among the first `archetypes_seen`
+///    of world `world_id` that match `required`, `excluded`, `Q::matches` and `F::matches`.
+/// 2. `access` is what `Q` and `F` declare, and declares no alias (checked in `new`).
+pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
+    world_id: WorldId,
+    pub(crate) query: Q::State,
+    pub(crate) filter: F::State,
+    access: FilteredAccess,
+    matched: Vec<ArchetypeId>,
+    archetypes_seen: usize,
+    last_seen: Tick,
+}
+
+impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
+    /// Builds the state, registering the query's component types in `world`.
+    ///
+    /// # Panics
+    /// If the query aliases itself, e.g. `(RefRW<A>, RefRO<A>)`; the message names `A`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, RefRW};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 2.0f32));
+    /// let mut state = QueryState::<(RefRW<u32>, RefRO<f32>)>::new(&mut world);
+    /// state.for_each(&mut world, |(a, b)| *a += *b as u32);
+    /// let mut read = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(read.iter(&world).copied().collect::<Vec<_>>(), [3]);
+    /// ```
+    pub fn new(world: &mut World) -> Self {
+        let query = Q::init_state(world);
+        let filter = F::init_state(world);
+        let mut access = FilteredAccess::default();
+        let owner = type_name::<Q>();
+        Q::update_access(&query, &mut access.access, world.components(), owner);
+        F::update_access(&filter, &mut access.access, world.components(), owner);
+        Q::update_masks(&query, &mut access.required, &mut access.excluded);
+        F::update_masks(&filter, &mut access.required, &mut access.excluded);
+        let mut state = Self {
+            world_id: world.id(),
+            query,
+            filter,
+            access,
+            matched: Vec::new(),
+            archetypes_seen: 0,
+            last_seen: 0,
+        };
+        state.update_archetypes(world);
+        state
+    }
+
+    /// What the query reads and writes, with its archetype masks.
+    pub fn access(&self) -> &FilteredAccess {
+        &self.access
+    }
+
+    /// Components read and written.
+    pub fn component_access(&self) -> &Access {
+        &self.access.access
+    }
+
+    /// The archetypes matched so far, in id order.
+    pub fn matched_archetypes(&self) -> &[ArchetypeId] {
+        &self.matched
+    }
+
+    /// Whether an archetype with `signature` matches.
+    pub fn matches_signature(&self, signature: &Signature) -> bool {
+        signature.is_superset(&self.access.required)
+            && signature.is_disjoint(&self.access.excluded)
+            && Q::matches(&self.query, signature)
+            && F::matches(&self.filter, signature)
+    }
+
+    /// Tests the archetypes created since the last call; O(new archetypes).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was built for.
+    pub fn update_archetypes(&mut self, world: &World) {
+        assert!(
+            world.id() == self.world_id,
+            "query state for `{}` used with a world it was not built for",
+            type_name::<Q>()
+        );
+        let archetypes = world.archetypes();
+        for arch in &archetypes[self.archetypes_seen..] {
+            if self.matches_signature(arch.signature()) {
+                self.matched.push(arch.id());
+            }
+        }
+        self.archetypes_seen = archetypes.len();
+    }
+
+    /// Starts a run: refreshes the cache, advances the tick, returns `(run tick, last seen)`.
+    pub(crate) fn begin_run(&mut self, world: &World) -> (Tick, Tick) {
+        self.update_archetypes(world);
+        let tick = world.advance_tick();
+        let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
+        (tick, last_seen)
+    }
+
+    #[inline(always)]
+    fn chunk_passes(&self, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
+        Q::chunk_matches(&self.query, arch, chunk, last_seen)
+            && F::chunk_matches(&self.filter, arch, chunk, last_seen)
+    }
+
+    // ----- safe entry points ----------------------------------------------------------------
+
+    /// Iterates a read-only query through a shared world.
+    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
+    where
+        Q: ReadOnlyQuery,
+    {
+        // SAFETY: the query only reads, and `&World` keeps writers out.
+        unsafe { self.iter_unchecked(world) }
+    }
+
+    /// Iterates, with write access, through an exclusive world borrow.
+    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
+        // SAFETY: `&mut World` excludes every other access; the iterator yields each row once.
+        unsafe { self.iter_unchecked(world) }
+    }
+
+    /// Calls `f` on every matched entity; an internal loop over each chunk's columns.
+    pub fn for_each(&mut self, world: &mut World, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: `&mut World` excludes every other access.
+        unsafe { self.for_each_unchecked(world, f) }
+    }
+
+    /// Calls `f` once per matched chunk with a view of its column slices.
+    pub fn for_each_chunk(&mut self, world: &mut World, f: impl FnMut(ChunkView<'_, Q>)) {
+        // SAFETY: `&mut World` excludes every other access.
+        unsafe { self.for_each_chunk_unchecked(world, f) }
+    }
+
+    /// Calls `f` on every matched entity from rayon's pool, split into row ranges of chunks.
+    pub fn par_for_each(&mut self, world: &mut World, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        // SAFETY: `&mut World` excludes every other access.
+        unsafe { self.par_for_each_unchecked(world, f) }
+    }
+
+    /// The item of one entity of a read-only query.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryError>
+    where
+        Q: ReadOnlyQuery,
+    {
+        // SAFETY: read-only through `&World`.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// The item of one entity, with write access.
+    ///
+    /// # Errors
+    /// As [`QueryState::get`].
+    pub fn get_mut<'w>(
+        &mut self,
+        world: &'w mut World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryError> {
+        // SAFETY: `&mut World` excludes every other access, and one item is handed out.
+        unsafe { self.get_unchecked(world, entity) }
+    }
+
+    /// Number of matched entities: O(matched chunks), touching no column. Does not count as a
+    /// run (the change tick stays).
+    pub fn count(&mut self, world: &World) -> usize {
+        self.update_archetypes(world);
+        let archetypes = world.archetypes();
+        self.matched
+            .iter()
+            .map(|id| {
+                let arch = &archetypes[id.index()];
+                arch.chunks()
+                    .iter()
+                    .filter(|c| self.chunk_passes(arch, c, self.last_seen))
+                    .map(Chunk::len)
+                    .sum::<usize>()
+            })
+            .sum()
+    }
+
+    // ----- unchecked entry points (schedulers) ----------------------------------------------
+
+    /// Iterates through a shared world, even for writing queries.
+    ///
+    /// # Safety
+    /// While the iterator or its items live, nothing else accesses the components this query
+    /// writes, and nothing writes the components it reads (as a scheduler proves with access
+    /// sets).
+    pub unsafe fn iter_unchecked<'w, 's>(
+        &'s mut self,
+        world: &'w World,
+    ) -> QueryIter<'w, 's, Q, F> {
+        let (tick, last_seen) = self.begin_run(world);
+        // SAFETY: forwarded caller contract.
+        unsafe { QueryIter::new(world, self, tick, last_seen) }
+    }
+
+    /// [`QueryState::for_each`] through a shared world.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    pub unsafe fn for_each_unchecked(&mut self, world: &World, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: forwarded caller contract.
+        unsafe { self.for_each_in(world, f) }
+    }
+
+    /// The `for_each` loop, with items of the world's lifetime.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for as long as `'w`.
+    pub(crate) unsafe fn for_each_in<'w>(
+        &mut self,
+        world: &'w World,
+        mut f: impl FnMut(Q::Item<'w>),
+    ) {
+        let (tick, last_seen) = self.begin_run(world);
+        let archetypes = world.archetypes();
+        for id in &self.matched {
+            let arch = &archetypes[id.index()];
+            for chunk in arch.chunks() {
+                if !self.chunk_passes(arch, chunk, last_seen) {
+                    continue;
+                }
+                // SAFETY: `arch` matches (invariant 1) and owns `chunk`.
+                let mut fetch = unsafe { Q::fetch(&self.query, arch, chunk, tick) };
+                for row in 0..chunk.len() {
+                    // SAFETY: `row < len`; each row is yielded once; exclusivity is the
+                    // caller's contract.
+                    f(unsafe { Q::item(&mut fetch, row) });
+                }
+            }
+        }
+    }
+
+    /// [`QueryState::for_each_chunk`] through a shared world.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    pub unsafe fn for_each_chunk_unchecked(
+        &mut self,
+        world: &World,
+        mut f: impl FnMut(ChunkView<'_, Q>),
+    ) {
+        let (tick, last_seen) = self.begin_run(world);
+        let archetypes = world.archetypes();
+        for id in &self.matched {
+            let arch = &archetypes[id.index()];
+            for chunk in arch.chunks() {
+                if !self.chunk_passes(arch, chunk, last_seen) {
+                    continue;
+                }
+                // SAFETY: `arch` matches and owns `chunk`; the view is handed out once per
+                // chunk, and exclusivity is the caller's contract.
+                f(unsafe {
+                    ChunkView::new(world, &self.query, &self.access.access, arch, chunk, tick)
+                });
+            }
+        }
+    }
+
+    /// [`QueryState::par_for_each`] through a shared world.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    pub unsafe fn par_for_each_unchecked(
+        &mut self,
+        world: &World,
+        f: impl Fn(Q::Item<'_>) + Send + Sync,
+    ) {
+        let (tick, last_seen) = self.begin_run(world);
+        let archetypes = world.archetypes();
+        let mut tasks: Vec<Task<'_>> = Vec::new();
+        let total: usize = self
+            .matched
+            .iter()
+            .map(|id| archetypes[id.index()].len())
+            .sum();
+        // Enough pieces to balance the pool, but never smaller than a few dozen rows.
+        let batch = (total / (rayon::current_num_threads() * 8)).max(32);
+        for id in &self.matched {
+            let arch = &archetypes[id.index()];
+            for chunk in arch.chunks() {
+                if !self.chunk_passes(arch, chunk, last_seen) {
+                    continue;
+                }
+                let mut start = 0;
+                while start < chunk.len() {
+                    let end = (start + batch).min(chunk.len());
+                    tasks.push(Task {
+                        arch,
+                        chunk,
+                        rows: start..end,
+                    });
+                    start = end;
+                }
+            }
+        }
+        let query = &self.query;
+        let run = |task: Task<'_>| {
+            // SAFETY: `task.arch` matches and owns `task.chunk`. Tasks cover disjoint row
+            // ranges, so no row is yielded twice; stamping a tick twice is idempotent.
+            let mut fetch = unsafe { Q::fetch(query, task.arch, task.chunk, tick) };
+            for row in task.rows {
+                // SAFETY: `row < len`, disjoint across tasks.
+                f(unsafe { Q::item(&mut fetch, row) });
+            }
+        };
+        if tasks.len() <= 1 {
+            tasks.into_iter().for_each(run);
+        } else {
+            tasks.into_par_iter().for_each(run);
+        }
+    }
+
+    /// [`QueryState::get`] through a shared world, for any query.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], while the item lives.
+    pub unsafe fn get_unchecked<'w>(
+        &mut self,
+        world: &'w World,
+        entity: Entity,
+    ) -> Result<Q::Item<'w>, QueryError> {
+        self.update_archetypes(world);
+        let loc = world
+            .location(entity)
+            .ok_or(QueryError::NoSuchEntity(entity))?;
+        let arch = &world.archetypes()[loc.archetype.index()];
+        let no_match = QueryError::NoMatch {
+            entity,
+            query: type_name::<Q>(),
+        };
+        if self.matched.binary_search(&loc.archetype).is_err() {
+            return Err(no_match);
+        }
+        let (c, row) = arch.split_row(loc.row as usize);
+        let chunk = &arch.chunks()[c];
+        if !self.chunk_passes(arch, chunk, self.last_seen) {
+            return Err(no_match);
+        }
+        // SAFETY: `arch` matches and owns `chunk`, `row < chunk.len()` (entity table
+        // invariant); exclusivity is the caller's contract.
+        unsafe {
+            let mut fetch = Q::fetch(&self.query, arch, chunk, world.change_tick());
+            Ok(Q::item(&mut fetch, row))
+        }
+    }
+}
+
+/// A slice of one chunk's rows for one parallel worker.
+struct Task<'w> {
+    arch: &'w Archetype,
+    chunk: &'w Chunk,
+    rows: std::ops::Range<usize>,
+}

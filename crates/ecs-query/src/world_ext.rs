@@ -1,0 +1,98 @@
+//! `world.query::<Q>()`: one-shot queries straight off a world.
+//!
+//! [`QueryExt::query`] builds a fresh [`QueryState`] and wraps it with the exclusive world
+//! borrow in a [`QueryBorrow`]; each of its methods consumes it, so the items borrow the world.
+//! Code that runs every frame should keep a `QueryState` instead, which caches its matched
+//! archetypes (a fresh state also sees every chunk as changed).
+
+use ecs_core::{Entity, World};
+
+use crate::error::QueryError;
+use crate::fetch::WorldQuery;
+use crate::filter::QueryFilter;
+use crate::iter::{ChunkView, QueryIter, StateRef};
+use crate::state::QueryState;
+
+/// Adds `query` to [`World`].
+pub trait QueryExt {
+    /// A one-shot query; filters go inside the tuple (`(RefRO<A>, With<B>)`).
+    ///
+    /// # Panics
+    /// If the query aliases itself; the message names the component.
+    ///
+    /// ```
+    /// use ecs_core::World;
+    /// use ecs_query::{QueryExt, RefRO, RefRW, With};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// world.query::<(RefRW<u32>, With<char>)>().for_each(|(n, ())| *n *= 10);
+    /// let mut all: Vec<u32> = world.query::<RefRO<u32>>().iter().copied().collect();
+    /// all.sort();
+    /// assert_eq!(all, [2, 10]);
+    /// ```
+    fn query<Q: WorldQuery>(&mut self) -> QueryBorrow<'_, Q>;
+
+    /// A one-shot query with a separate filter parameter.
+    fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F>;
+}
+
+impl QueryExt for World {
+    fn query<Q: WorldQuery>(&mut self) -> QueryBorrow<'_, Q> {
+        self.query_filtered::<Q, ()>()
+    }
+
+    fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F> {
+        let state = QueryState::new(self);
+        QueryBorrow { world: self, state }
+    }
+}
+
+/// A query over an exclusively borrowed world; each method consumes it.
+pub struct QueryBorrow<'w, Q: WorldQuery, F: QueryFilter = ()> {
+    world: &'w mut World,
+    state: QueryState<Q, F>,
+}
+
+impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
+    /// Calls `f` on every matched entity.
+    pub fn for_each(mut self, f: impl FnMut(Q::Item<'w>)) {
+        let world: &'w World = self.world;
+        // SAFETY: the world is exclusively borrowed for `'w`; each row is yielded once.
+        unsafe { self.state.for_each_in(world, f) }
+    }
+
+    /// Calls `f` once per matched chunk with its column slices.
+    pub fn for_each_chunk(mut self, f: impl FnMut(ChunkView<'_, Q>)) {
+        self.state.for_each_chunk(self.world, f);
+    }
+
+    /// Calls `f` on every matched entity from rayon's pool.
+    pub fn par_for_each(mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        self.state.par_for_each(self.world, f);
+    }
+
+    /// An iterator over the items.
+    pub fn iter(self) -> QueryIter<'w, 'static, Q, F> {
+        let Self { world, mut state } = self;
+        let world: &'w World = world;
+        let (tick, last_seen) = state.begin_run(world);
+        // SAFETY: the world is exclusively borrowed for `'w`; the iterator owns the state.
+        unsafe { QueryIter::with_state(world, StateRef::Owned(Box::new(state)), tick, last_seen) }
+    }
+
+    /// The item of one entity.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    pub fn get(mut self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
+        let world: &'w World = self.world;
+        // SAFETY: the world is exclusively borrowed for `'w`, and one item is handed out.
+        unsafe { self.state.get_unchecked(world, entity) }
+    }
+
+    /// Number of matched entities, O(matched chunks).
+    pub fn count(mut self) -> usize {
+        self.state.count(self.world)
+    }
+}

@@ -1,0 +1,270 @@
+//! Query behaviour: matching, access elements, filters, chunk views, random access, aliasing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ecs_core::{Entity, World};
+use ecs_query::{Changed, Or, QueryError, QueryExt, QueryState, RefRO, RefRW, With, Without};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Velocity {
+    x: f32,
+    y: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Health(u32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Frozen;
+
+fn world() -> (World, Vec<Entity>) {
+    let mut world = World::with_test_chunk_size(512);
+    let mut ids = Vec::new();
+    for i in 0..100 {
+        let p = Position {
+            x: i as f32,
+            y: 0.0,
+        };
+        let v = Velocity { x: 1.0, y: 2.0 };
+        let e = match i % 4 {
+            0 => world.spawn((p, v)),
+            1 => world.spawn((p, v, Health(i))),
+            2 => world.spawn((p, Health(i))),
+            _ => world.spawn((p, v, Frozen)),
+        };
+        ids.push(e);
+    }
+    (world, ids)
+}
+
+#[test]
+fn for_each_iter_and_chunks_visit_the_same_rows() {
+    let (mut world, _) = world();
+    let mut a = Vec::new();
+    world
+        .query::<(Entity, RefRO<Position>, RefRO<Velocity>)>()
+        .for_each(|(e, p, _)| a.push((e, p.x)));
+    let b: Vec<_> = world
+        .query::<(Entity, &Position, &Velocity)>()
+        .iter()
+        .map(|(e, p, _)| (e, p.x))
+        .collect();
+    let mut c = Vec::new();
+    world
+        .query::<(Entity, RefRO<Position>, RefRO<Velocity>)>()
+        .for_each_chunk(|mut chunk| {
+            let n = chunk.len();
+            let ents = chunk.entities();
+            let (es, ps, vs) = chunk.columns();
+            assert_eq!((es.len(), ps.len(), vs.len(), ents.len()), (n, n, n, n));
+            assert_eq!(es, ents);
+            c.extend(es.iter().zip(ps).map(|(e, p)| (*e, p.x)));
+        });
+    assert_eq!(a.len(), 75);
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+    let count = world.query::<(RefRO<Position>, RefRO<Velocity>)>().count();
+    assert_eq!(count, 75);
+    let iter = world.query::<(RefRO<Position>, RefRO<Velocity>)>().iter();
+    assert_eq!(iter.len(), 75);
+}
+
+#[test]
+fn writes_are_visible_and_filters_narrow() {
+    let (mut world, ids) = world();
+    world
+        .query::<(RefRW<Position>, RefRO<Velocity>, Without<Frozen>)>()
+        .for_each(|(p, v, ())| p.x += v.x);
+    for (i, &e) in ids.iter().enumerate() {
+        let moved = i % 4 == 0 || i % 4 == 1;
+        let expect = i as f32 + if moved { 1.0 } else { 0.0 };
+        assert_eq!(world.get::<Position>(e).unwrap().x, expect, "entity {i}");
+    }
+    assert_eq!(world.query::<(RefRO<Position>, With<Health>)>().count(), 50);
+    assert_eq!(
+        world
+            .query::<(RefRO<Position>, Or<(With<Health>, With<Frozen>)>)>()
+            .count(),
+        75
+    );
+    let mut state =
+        QueryState::<RefRO<Position>, (With<Velocity>, Without<Health>)>::new(&mut world);
+    assert_eq!(state.iter(&world).count(), 50);
+}
+
+#[test]
+fn optional_elements_match_everything() {
+    let (mut world, ids) = world();
+    let got: Vec<(Entity, Option<u32>)> = world
+        .query::<(Entity, Option<RefRO<Health>>)>()
+        .iter()
+        .map(|(e, h)| (e, h.map(|h| h.0)))
+        .collect();
+    assert_eq!(got.len(), 100);
+    for (e, h) in got {
+        let i = ids.iter().position(|&x| x == e).unwrap() as u32;
+        assert_eq!(h, (i % 4 == 1 || i % 4 == 2).then_some(i));
+    }
+    world.query::<Option<&mut Health>>().for_each(|h| {
+        if let Some(h) = h {
+            h.0 = 7;
+        }
+    });
+    assert!(world.query::<&Health>().iter().all(|h| h.0 == 7));
+}
+
+#[test]
+fn random_access_get() {
+    let (mut world, ids) = world();
+    let (p, v) = world
+        .query::<(RefRO<Position>, RefRO<Velocity>)>()
+        .get(ids[1])
+        .unwrap();
+    assert_eq!((p.x, v.y), (1.0, 2.0));
+    let err = world
+        .query::<(RefRO<Position>, RefRO<Velocity>)>()
+        .get(ids[2])
+        .unwrap_err();
+    assert!(matches!(err, QueryError::NoMatch { entity, .. } if entity == ids[2]));
+    world.despawn(ids[1]).unwrap();
+    let err = world.query::<RefRO<Position>>().get(ids[1]).unwrap_err();
+    assert_eq!(err, QueryError::NoSuchEntity(ids[1]));
+    *world.query::<RefRW<Health>>().get(ids[2]).unwrap() = Health(99);
+    assert_eq!(world.get::<Health>(ids[2]), Ok(&Health(99)));
+}
+
+#[test]
+fn par_for_each_visits_every_row_once() {
+    let mut world = World::new();
+    world.spawn_batch((0..10_000).map(|i| {
+        (
+            Position {
+                x: i as f32,
+                y: 0.0,
+            },
+            Health(0),
+        )
+    }));
+    world
+        .query::<(RefRO<Position>, RefRW<Health>)>()
+        .par_for_each(|(p, h)| h.0 += 1 + p.x as u32);
+    let sum: u64 = world
+        .query::<RefRO<Health>>()
+        .iter()
+        .map(|h| h.0 as u64)
+        .sum();
+    assert_eq!(sum, (0..10_000u64).map(|i| i + 1).sum());
+}
+
+#[test]
+fn chunk_view_single_columns() {
+    let (mut world, _) = world();
+    world
+        .query::<(RefRW<Position>, RefRO<Velocity>)>()
+        .for_each_chunk(|mut chunk| {
+            let vx: Vec<f32> = chunk.column::<Velocity>().iter().map(|v| v.x).collect();
+            for (p, vx) in chunk.column_mut::<Position>().iter_mut().zip(vx) {
+                p.y += vx;
+            }
+        });
+    assert!(world
+        .query::<(&Position, With<Velocity>)>()
+        .iter()
+        .all(|(p, ())| p.y == 1.0));
+    let err = catch_unwind(AssertUnwindSafe(|| {
+        world
+            .query::<(RefRW<Position>, RefRO<Velocity>)>()
+            .for_each_chunk(|mut chunk| {
+                chunk.column_mut::<Velocity>();
+            });
+    }))
+    .unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(
+        msg.contains("does not write") && msg.contains("Velocity"),
+        "{msg}"
+    );
+}
+
+fn alias_message(f: impl FnOnce()) -> String {
+    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("aliasing query must panic");
+    err.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
+#[test]
+fn self_aliasing_queries_panic_naming_the_type() {
+    let mut world = World::new();
+    let cases = [
+        alias_message(|| drop(world.query::<(RefRW<Health>, RefRO<Health>)>())),
+        alias_message(|| drop(world.query::<(&mut Health, Option<&Health>)>())),
+        alias_message(|| drop(world.query::<(RefRW<Health>, RefRW<Health>)>())),
+        alias_message(|| drop(world.query::<(RefRO<Health>, (Entity, RefRW<Health>))>())),
+    ];
+    for msg in cases {
+        assert!(msg.contains("Health"), "{msg}");
+    }
+    // Two reads are fine.
+    world.query::<(RefRO<Health>, &Health)>().for_each(|_| {});
+}
+
+#[test]
+fn changed_sees_a_write_in_the_next_run_only() {
+    let mut world = World::new();
+    let e = world.spawn((Health(1),));
+    let other = world.spawn((Health(2), Frozen));
+    let mut changed = QueryState::<(Entity, Changed<Health>)>::new(&mut world);
+    let mut writer = QueryState::<(RefRW<Health>, Without<Frozen>)>::new(&mut world);
+    let mut reader = QueryState::<RefRO<Health>>::new(&mut world);
+    let seen = |state: &mut QueryState<(Entity, Changed<Health>)>, world: &World| {
+        let mut v: Vec<Entity> = state.iter(world).map(|(e, ())| e).collect();
+        v.sort();
+        v
+    };
+    // Frame 0: a new state sees everything.
+    assert_eq!(seen(&mut changed, &world), [e, other]);
+    // Frame 1: nothing written since.
+    assert_eq!(seen(&mut changed, &world), []);
+    // Frame N: write through RefRW, then read through RefRO.
+    writer.for_each(&mut world, |(h, ())| h.0 += 1);
+    reader.iter(&world).for_each(drop);
+    // Frame N+1: the write is seen; the other chunk (only read) is not.
+    assert_eq!(seen(&mut changed, &world), [e]);
+    // Frame N+2: not again.
+    assert_eq!(seen(&mut changed, &world), []);
+    // get_mut and overwriting inserts stamp too.
+    world.get_mut::<Health>(other).unwrap().0 = 5;
+    assert_eq!(seen(&mut changed, &world), [other]);
+    world.insert_one(e, Health(9)).unwrap();
+    assert_eq!(seen(&mut changed, &world), [e]);
+    // A reader never marks a change.
+    reader.iter(&world).for_each(drop);
+    assert_eq!(seen(&mut changed, &world), []);
+}
+
+#[test]
+fn new_archetypes_are_picked_up_by_a_cached_state() {
+    let mut world = World::new();
+    let mut state = QueryState::<RefRO<Health>>::new(&mut world);
+    assert_eq!(state.iter(&world).count(), 0);
+    world.spawn((Health(1),));
+    world.spawn((Health(2), Frozen));
+    assert_eq!(state.iter(&world).count(), 2);
+    assert_eq!(state.matched_archetypes().len(), 2);
+}
+
+#[test]
+fn state_refuses_another_world() {
+    let mut a = World::new();
+    let b = World::new();
+    let mut state = QueryState::<RefRO<Health>>::new(&mut a);
+    let msg = alias_message(|| {
+        state.iter(&b).count();
+    });
+    assert!(msg.contains("not built for"), "{msg}");
+}

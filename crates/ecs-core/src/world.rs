@@ -499,6 +499,11 @@ impl World {
         &self.components
     }
 
+    /// The component registry, for registering types ahead of use (query states do).
+    pub fn components_mut(&mut self) -> &mut Components {
+        &mut self.components
+    }
+
     /// Every archetype, indexed by [`ArchetypeId::index`]. New archetypes are only ever
     /// appended, so a cache can remember how many it has seen.
     #[inline]

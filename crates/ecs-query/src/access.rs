@@ -4,8 +4,6 @@
 //! the scheduler decide which systems may run at once: two accesses are compatible iff neither
 //! writes what the other touches.
 
-use std::any::type_name;
-
 use ecs_core::{ComponentId, Components, Signature};
 
 /// The components one query (or system) reads and writes.
@@ -26,25 +24,38 @@ impl Access {
 
     /// Records a shared read of `id`.
     ///
-    /// # Panics
-    /// If `id` is already written: a query may not hand out `&T` and `&mut T` together. The
-    /// message names `owner` and the component.
-    pub fn add_read(&mut self, id: ComponentId, components: &Components, owner: &str) {
+    /// # Errors
+    /// If `id` is already written: one query may not hand out `&T` and `&mut T` together.
+    pub fn add_read(
+        &mut self,
+        id: ComponentId,
+        components: &Components,
+    ) -> Result<(), AccessConflict> {
         if self.writes.contains(id) {
-            alias_panic(owner, components.info(id).name());
+            return Err(AccessConflict {
+                component: components.info(id).name(),
+            });
         }
         self.reads.insert(id);
+        Ok(())
     }
 
     /// Records an exclusive write of `id`.
     ///
-    /// # Panics
-    /// If `id` is already read or written; the message names `owner` and the component.
-    pub fn add_write(&mut self, id: ComponentId, components: &Components, owner: &str) {
+    /// # Errors
+    /// If `id` is already read or written.
+    pub fn add_write(
+        &mut self,
+        id: ComponentId,
+        components: &Components,
+    ) -> Result<(), AccessConflict> {
         if self.writes.contains(id) || self.reads.contains(id) {
-            alias_panic(owner, components.info(id).name());
+            return Err(AccessConflict {
+                component: components.info(id).name(),
+            });
         }
         self.writes.insert(id);
+        Ok(())
     }
 
     /// Components read (and not written).
@@ -84,13 +95,24 @@ impl Access {
     }
 }
 
-#[cold]
-#[track_caller]
-fn alias_panic(owner: &str, component: &str) -> ! {
-    panic!(
-        "query `{owner}` accesses `{component}` mutably together with another access to \
-         `{component}`: that would alias a `&mut {component}`"
-    )
+/// A query that would alias a component: `&mut T` together with another access to `T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccessConflict {
+    /// The component's type name.
+    pub component: &'static str,
+}
+
+impl AccessConflict {
+    /// Panics with a message naming the query and the component.
+    #[cold]
+    #[track_caller]
+    pub fn panic(self, query: &str) -> ! {
+        let c = self.component;
+        panic!(
+            "query `{query}` accesses `{c}` mutably together with another access to `{c}`: \
+             that would alias a `&mut {c}`"
+        )
+    }
 }
 
 /// An [`Access`] plus the archetype masks of the query that made it, so that two queries
@@ -115,9 +137,4 @@ impl FilteredAccess {
     pub fn is_compatible(&self, other: &Self) -> bool {
         self.access.is_compatible(&other.access) || self.is_disjoint_from(other)
     }
-}
-
-/// The readable name of a query type, for messages.
-pub fn query_name<Q>() -> &'static str {
-    type_name::<Q>()
 }

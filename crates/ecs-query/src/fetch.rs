@@ -9,11 +9,9 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use ecs_core::{
-    Archetype, Chunk, Component, ComponentId, Components, Entity, Signature, Tick, World,
-};
+use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Entity, Signature, Tick};
 
-use crate::access::Access;
+use crate::access::{Access, AccessConflict};
 
 /// A type that can be fetched by a query: one element of a query tuple, or the tuple itself.
 ///
@@ -37,18 +35,17 @@ pub unsafe trait WorldQuery {
     const CHUNK_FILTERED: bool = false;
 
     /// Registers the element's component types and returns its state.
-    fn init_state(world: &mut World) -> Self::State;
+    fn init_state(components: &mut Components) -> Self::State;
 
     /// Records what the element reads and writes.
     ///
-    /// # Panics
-    /// If the element aliases a component already in `access`; the message names it.
+    /// # Errors
+    /// If the element aliases a component already in `access`.
     fn update_access(
         state: &Self::State,
         access: &mut Access,
         components: &Components,
-        owner: &str,
-    );
+    ) -> Result<(), AccessConflict>;
 
     /// Adds the components every matched archetype must have or must lack.
     fn update_masks(_state: &Self::State, _required: &mut Signature, _excluded: &mut Signature) {}
@@ -131,12 +128,16 @@ macro_rules! read_element {
             type Fetch = NonNull<$T>;
             type State = ComponentId;
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<$T>()
+            fn init_state(components: &mut Components) -> ComponentId {
+                components.register::<$T>()
             }
 
-            fn update_access(id: &ComponentId, access: &mut Access, c: &Components, owner: &str) {
-                access.add_read(*id, c, owner);
+            fn update_access(
+                id: &ComponentId,
+                access: &mut Access,
+                c: &Components,
+            ) -> Result<(), AccessConflict> {
+                access.add_read(*id, c)
             }
 
             fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
@@ -186,12 +187,16 @@ macro_rules! write_element {
             type Fetch = NonNull<$T>;
             type State = ComponentId;
 
-            fn init_state(world: &mut World) -> ComponentId {
-                world.register_component::<$T>()
+            fn init_state(components: &mut Components) -> ComponentId {
+                components.register::<$T>()
             }
 
-            fn update_access(id: &ComponentId, access: &mut Access, c: &Components, owner: &str) {
-                access.add_write(*id, c, owner);
+            fn update_access(
+                id: &ComponentId,
+                access: &mut Access,
+                c: &Components,
+            ) -> Result<(), AccessConflict> {
+                access.add_write(*id, c)
             }
 
             fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
@@ -244,9 +249,11 @@ unsafe impl WorldQuery for Entity {
     type Fetch = NonNull<Entity>;
     type State = ();
 
-    fn init_state(_: &mut World) {}
+    fn init_state(_: &mut Components) {}
 
-    fn update_access(_: &(), _: &mut Access, _: &Components, _: &str) {}
+    fn update_access(_: &(), _: &mut Access, _: &Components) -> Result<(), AccessConflict> {
+        Ok(())
+    }
 
     fn matches(_: &(), _: &Signature) -> bool {
         true
@@ -283,12 +290,16 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     type Fetch = Option<Q::Fetch>;
     type State = Q::State;
 
-    fn init_state(world: &mut World) -> Q::State {
-        Q::init_state(world)
+    fn init_state(components: &mut Components) -> Q::State {
+        Q::init_state(components)
     }
 
-    fn update_access(state: &Q::State, access: &mut Access, c: &Components, owner: &str) {
-        Q::update_access(state, access, c, owner);
+    fn update_access(
+        state: &Q::State,
+        access: &mut Access,
+        c: &Components,
+    ) -> Result<(), AccessConflict> {
+        Q::update_access(state, access, c)
     }
 
     fn matches(_: &Q::State, _: &Signature) -> bool {
@@ -331,13 +342,14 @@ macro_rules! tuple_query {
             const CHUNK_FILTERED: bool = false $(|| $Q::CHUNK_FILTERED)*;
 
             #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
-            fn init_state(world: &mut World) -> Self::State {
-                ($($Q::init_state(world),)*)
+            fn init_state(components: &mut Components) -> Self::State {
+                ($($Q::init_state(components),)*)
             }
 
             #[allow(unused_variables, reason = "the empty tuple")]
-            fn update_access(state: &Self::State, access: &mut Access, c: &Components, owner: &str) {
-                $($Q::update_access(&state.$i, access, c, owner);)*
+            fn update_access(state: &Self::State, access: &mut Access, c: &Components) -> Result<(), AccessConflict> {
+                $($Q::update_access(&state.$i, access, c)?;)*
+                Ok(())
             }
 
             #[allow(unused_variables, reason = "the empty tuple")]

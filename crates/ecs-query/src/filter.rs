@@ -9,9 +9,9 @@
 
 use std::marker::PhantomData;
 
-use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick, World};
+use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick};
 
-use crate::access::Access;
+use crate::access::{Access, AccessConflict};
 use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
 
 /// Matches entities that have a `T`, without fetching it.
@@ -58,11 +58,17 @@ macro_rules! unit_fetch {
         type Fetch = ();
         type State = ComponentId;
 
-        fn init_state(world: &mut World) -> ComponentId {
-            world.register_component::<T>()
+        fn init_state(components: &mut Components) -> ComponentId {
+            components.register::<T>()
         }
 
-        fn update_access(_: &ComponentId, _: &mut Access, _: &Components, _: &str) {}
+        fn update_access(
+            _: &ComponentId,
+            _: &mut Access,
+            _: &Components,
+        ) -> Result<(), AccessConflict> {
+            Ok(())
+        }
 
         #[inline(always)]
         unsafe fn fetch(_: &ComponentId, _: &Archetype, _: &Chunk, _: Tick) {}
@@ -143,12 +149,13 @@ macro_rules! or_filter {
 
             const CHUNK_FILTERED: bool = false $(|| $F::CHUNK_FILTERED)*;
 
-            fn init_state(world: &mut World) -> Self::State {
-                ($($F::init_state(world),)*)
+            fn init_state(components: &mut Components) -> Self::State {
+                ($($F::init_state(components),)*)
             }
 
-            fn update_access(state: &Self::State, access: &mut Access, c: &Components, owner: &str) {
-                $($F::update_access(&state.$i, access, c, owner);)*
+            fn update_access(state: &Self::State, access: &mut Access, c: &Components) -> Result<(), AccessConflict> {
+                $($F::update_access(&state.$i, access, c)?;)*
+                Ok(())
             }
 
             fn matches(state: &Self::State, signature: &Signature) -> bool {

@@ -63,7 +63,7 @@ mod state;
 )]
 mod world_ext;
 
-pub use access::{query_name, Access, FilteredAccess};
+pub use access::{Access, AccessConflict, FilteredAccess};
 pub use error::QueryError;
 pub use fetch::{ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
 pub use filter::{Changed, Or, QueryFilter, With, Without};

@@ -9,10 +9,12 @@
 
 use std::any::type_name;
 
-use ecs_core::{Archetype, ArchetypeId, Chunk, Entity, Signature, Tick, World, WorldId};
+use ecs_core::{
+    Archetype, ArchetypeId, Chunk, Components, Entity, Signature, Tick, World, WorldId,
+};
 use rayon::prelude::*;
 
-use crate::access::{Access, FilteredAccess};
+use crate::access::{Access, AccessConflict, FilteredAccess};
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
@@ -51,14 +53,10 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(read.iter(&world).copied().collect::<Vec<_>>(), [3]);
     /// ```
     pub fn new(world: &mut World) -> Self {
-        let query = Q::init_state(world);
-        let filter = F::init_state(world);
-        let mut access = FilteredAccess::default();
-        let owner = type_name::<Q>();
-        Q::update_access(&query, &mut access.access, world.components(), owner);
-        F::update_access(&filter, &mut access.access, world.components(), owner);
-        Q::update_masks(&query, &mut access.required, &mut access.excluded);
-        F::update_masks(&filter, &mut access.required, &mut access.excluded);
+        let query = Q::init_state(world.components_mut());
+        let filter = F::init_state(world.components_mut());
+        let access = Self::compute_access(&query, &filter, world.components())
+            .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
         let mut state = Self {
             world_id: world.id(),
             query,
@@ -70,6 +68,24 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         };
         state.update_archetypes(world);
         state
+    }
+
+    /// The access set and masks of `Q` with `F`, with ids from `components` (a scheduler computes
+    /// this against its own registry, before any world exists).
+    ///
+    /// # Errors
+    /// If the query aliases itself.
+    pub fn compute_access(
+        query: &Q::State,
+        filter: &F::State,
+        components: &Components,
+    ) -> Result<FilteredAccess, AccessConflict> {
+        let mut access = FilteredAccess::default();
+        Q::update_access(query, &mut access.access, components)?;
+        F::update_access(filter, &mut access.access, components)?;
+        Q::update_masks(query, &mut access.required, &mut access.excluded);
+        F::update_masks(filter, &mut access.required, &mut access.excluded);
+        Ok(access)
     }
 
     /// What the query reads and writes, with its archetype masks.

@@ -449,7 +449,13 @@ impl Archetype {
         let chunks = std::mem::take(&mut self.chunks);
         self.len = 0;
         if self.columns.iter().all(|c| c.drop.is_none()) {
-            self.spare = self.spare.take().or_else(|| chunks.into_iter().next());
+            // Nothing to drop; keep one chunk as the spare, emptied: `chunk_with_room` appends
+            // to a spare at its `len`, so stale rows left in it would come back to life.
+            let first = chunks.into_iter().next().map(|mut c| {
+                c.set_len(0);
+                c
+            });
+            self.spare = self.spare.take().or(first);
             return;
         }
         for chunk in &chunks {
@@ -500,7 +506,7 @@ impl Archetype {
                 "{:?}: chunk {i} not full",
                 self.id
             );
-            assert!(chunk.len() > 0, "{:?}: empty chunk {i} kept", self.id);
+            assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
             for (r, &e) in chunk.entities().iter().enumerate() {
                 entity_at(e, i * cap + r);
             }

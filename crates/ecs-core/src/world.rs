@@ -381,10 +381,24 @@ impl World {
 
     /// Despawns every entity and drops every component; resources stay. Old handles stop
     /// resolving (their slots' generations are bumped).
+    ///
+    /// # Panics
+    /// If a component's `Drop` panics, the panic is passed on after every archetype has been
+    /// emptied: the world is left empty and consistent, and only the rest of the archetype
+    /// whose `Drop` panicked is leaked (a second panic while unwinding aborts, as in `Vec`).
     pub fn clear(&mut self) {
         self.flush();
         self.entities.clear();
-        for arch in self.archetypes.as_mut_slice() {
+        // Every slot is free now, so every archetype must end up empty, even if one `Drop`
+        // panics: the guard clears the archetypes after the one that panicked.
+        struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
+        impl Drop for ClearRest<'_> {
+            fn drop(&mut self) {
+                self.0.by_ref().for_each(Archetype::clear);
+            }
+        }
+        let mut rest = ClearRest(self.archetypes.as_mut_slice().iter_mut());
+        for arch in rest.0.by_ref() {
             arch.clear();
         }
     }

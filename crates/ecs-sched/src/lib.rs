@@ -1,1 +1,36 @@
-//! Placeholder.
+//! Systems and a parallel, deterministic schedule for [`ecs_core::World`].
+//!
+//! A system is a function whose parameters are [`Query`], [`Res`], [`ResMut`], [`Commands`],
+//! [`Local`] or `&World` (or an exclusive `FnMut(&mut World)`). Its access set comes from those
+//! types when it is added. The [`Schedule`] orders every pair of conflicting systems by
+//! insertion (or explicit `after` / `before`), and runs the rest in parallel on a rayon pool.
+
+mod access_set;
+mod commands;
+mod error;
+#[expect(
+    unsafe_code,
+    reason = "hands systems to workers through counters and UnsafeCell"
+)]
+mod executor;
+mod graph;
+#[expect(
+    unsafe_code,
+    reason = "hands out component and resource access through &World"
+)]
+mod param;
+mod schedule;
+mod sync;
+#[expect(
+    unsafe_code,
+    reason = "runs systems through the unsafe shared-world entry point"
+)]
+mod system;
+
+pub use access_set::{Conflict, SystemAccess};
+pub use commands::{CommandQueue, Commands};
+pub use error::{CommandError, ScheduleError};
+pub use executor::{drive_chain, RunCounters};
+pub use param::{Local, ParamItem, Query, Res, ResMut, SystemParam};
+pub use schedule::{Schedule, SystemConfig};
+pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};

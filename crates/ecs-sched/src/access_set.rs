@@ -1,0 +1,228 @@
+//! What a system touches: components (per query, with filters), resources, the whole world.
+//!
+//! A [`SystemAccess`] is built from a system's parameter types when the system is added, with
+//! component ids from the schedule's own type registry, so it is known before any run. Two
+//! systems may run at the same time iff [`SystemAccess::conflict`] finds nothing.
+
+use std::any::TypeId;
+use std::fmt;
+
+use ecs_core::Components;
+use ecs_query::FilteredAccess;
+
+/// Why two systems (or two parameters of one system) cannot run together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// Both touch this component and at least one writes it.
+    Component(&'static str),
+    /// Both touch this resource and at least one writes it.
+    Resource(&'static str),
+    /// Both record `Commands`, whose entity reservations must happen in a fixed order.
+    Commands,
+    /// One reads the whole world (`&World`) while the other writes something.
+    World,
+    /// One is exclusive (`&mut World`).
+    Exclusive,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Component(name) | Self::Resource(name) => f.write_str(name),
+            Self::Commands => f.write_str("Commands (entity reservation order)"),
+            Self::World => f.write_str("&World"),
+            Self::Exclusive => f.write_str("&mut World"),
+        }
+    }
+}
+
+/// Everything one system reads and writes.
+///
+/// # Invariants
+/// 1. No two entries of `queries` conflict (checked by `add_query`).
+/// 2. A resource is in at most one of `res_reads` / `res_writes`.
+#[derive(Clone, Debug, Default)]
+pub struct SystemAccess {
+    queries: Vec<FilteredAccess>,
+    res_reads: Vec<(TypeId, &'static str)>,
+    res_writes: Vec<(TypeId, &'static str)>,
+    commands: bool,
+    reads_world: bool,
+    exclusive: bool,
+    names: Vec<&'static str>,
+}
+
+impl SystemAccess {
+    /// Adds one query's access.
+    ///
+    /// # Errors
+    /// The conflicting component, if the query conflicts with an earlier query of the system.
+    pub fn add_query(
+        &mut self,
+        query: FilteredAccess,
+        registry: &Components,
+    ) -> Result<(), Conflict> {
+        for earlier in &self.queries {
+            if !earlier.is_compatible(&query) {
+                let id = earlier
+                    .access
+                    .conflicts(&query.access)
+                    .iter()
+                    .next()
+                    .expect("a conflict");
+                return Err(Conflict::Component(registry.info(id).name()));
+            }
+        }
+        if self.reads_world && !query.access.writes().is_empty() {
+            return Err(Conflict::World);
+        }
+        self.queries.push(query);
+        self.names = registry.iter().map(|info| info.name()).collect();
+        Ok(())
+    }
+
+    /// Adds a shared resource read.
+    ///
+    /// # Errors
+    /// If the system also writes the resource.
+    pub fn add_resource_read(&mut self, id: TypeId, name: &'static str) -> Result<(), Conflict> {
+        if self.res_writes.iter().any(|r| r.0 == id) {
+            return Err(Conflict::Resource(name));
+        }
+        if !self.res_reads.iter().any(|r| r.0 == id) {
+            self.res_reads.push((id, name));
+        }
+        Ok(())
+    }
+
+    /// Adds an exclusive resource write.
+    ///
+    /// # Errors
+    /// If the system already reads or writes the resource, or reads the whole world.
+    pub fn add_resource_write(&mut self, id: TypeId, name: &'static str) -> Result<(), Conflict> {
+        if self
+            .res_writes
+            .iter()
+            .chain(&self.res_reads)
+            .any(|r| r.0 == id)
+        {
+            return Err(Conflict::Resource(name));
+        }
+        if self.reads_world {
+            return Err(Conflict::World);
+        }
+        self.res_writes.push((id, name));
+        Ok(())
+    }
+
+    /// Marks the system as recording commands.
+    pub fn add_commands(&mut self) {
+        self.commands = true;
+    }
+
+    /// Marks the system as reading the whole world.
+    ///
+    /// # Errors
+    /// If it also writes a component or resource.
+    pub fn add_world_read(&mut self) -> Result<(), Conflict> {
+        if self.writes_anything() {
+            return Err(Conflict::World);
+        }
+        self.reads_world = true;
+        Ok(())
+    }
+
+    /// Marks the system as exclusive (`&mut World`).
+    pub fn set_exclusive(&mut self) {
+        self.exclusive = true;
+    }
+
+    /// Whether the system takes `&mut World`.
+    pub fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
+
+    fn writes_anything(&self) -> bool {
+        !self.res_writes.is_empty() || self.queries.iter().any(|q| !q.access.writes().is_empty())
+    }
+
+    /// Why `self` and `other` cannot run at the same time, or `None` if they can.
+    pub fn conflict(&self, other: &Self) -> Option<Conflict> {
+        if self.exclusive || other.exclusive {
+            return Some(Conflict::Exclusive);
+        }
+        if (self.reads_world && other.writes_anything())
+            || (other.reads_world && self.writes_anything())
+        {
+            return Some(Conflict::World);
+        }
+        if self.commands && other.commands {
+            return Some(Conflict::Commands);
+        }
+        for a in &self.queries {
+            for b in &other.queries {
+                if !a.is_compatible(b) {
+                    let id = a
+                        .access
+                        .conflicts(&b.access)
+                        .iter()
+                        .next()
+                        .expect("a conflict");
+                    return Some(Conflict::Component(self.component_name(id.index())));
+                }
+            }
+        }
+        let clash = |w: &[(TypeId, &'static str)], r: &[(TypeId, &'static str)]| {
+            w.iter()
+                .find(|x| r.iter().any(|y| y.0 == x.0))
+                .map(|x| Conflict::Resource(x.1))
+        };
+        clash(&self.res_writes, &other.res_writes)
+            .or_else(|| clash(&self.res_writes, &other.res_reads))
+            .or_else(|| clash(&other.res_writes, &self.res_reads))
+    }
+
+    fn component_name(&self, index: usize) -> &'static str {
+        self.names.get(index).copied().unwrap_or("<component>")
+    }
+
+    /// Names of the components and resources read (not written), for `explain`.
+    pub fn read_names(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for q in &self.queries {
+            out.extend(
+                q.access
+                    .reads()
+                    .iter()
+                    .map(|id| self.component_name(id.index())),
+            );
+        }
+        out.extend(self.res_reads.iter().map(|r| r.1));
+        if self.reads_world {
+            out.push("&World");
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Names of the components and resources written, for `explain`.
+    pub fn write_names(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for q in &self.queries {
+            out.extend(
+                q.access
+                    .writes()
+                    .iter()
+                    .map(|id| self.component_name(id.index())),
+            );
+        }
+        out.extend(self.res_writes.iter().map(|r| r.1));
+        if self.exclusive {
+            out.push("&mut World");
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

@@ -1,0 +1,135 @@
+//! Deferred structural changes: [`Commands`] records them while systems run in parallel over a
+//! shared world; the schedule applies them later, in system order, with `&mut World`.
+//!
+//! `spawn` reserves the entity id at once (an atomic on the world), so the caller can store it
+//! or use it in later commands. Systems that take `Commands` are ordered against each other (see
+//! [`Conflict::Commands`](crate::Conflict::Commands)), which keeps reservations, and therefore
+//! entity ids, independent of thread timing.
+
+use std::any::type_name;
+
+use ecs_core::{Bundle, Entity, World};
+
+use crate::error::CommandError;
+
+type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
+
+/// Why a command was skipped: `(command, entity, reason)`.
+type Failure = (&'static str, Entity, String);
+
+/// The commands one system recorded, in order.
+#[derive(Default)]
+pub struct CommandQueue {
+    commands: Vec<Command>,
+}
+
+impl CommandQueue {
+    /// Applies every command in order; failures are skipped and appended to `errors`.
+    pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
+        for command in self.commands.drain(..) {
+            if let Err((command, entity, reason)) = command(world) {
+                errors.push(CommandError {
+                    system: system.to_owned(),
+                    command,
+                    entity,
+                    reason,
+                });
+            }
+        }
+    }
+
+    /// Drops every recorded command.
+    pub fn clear(&mut self) {
+        self.commands.clear();
+    }
+
+    /// Number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    fn push(&mut self, f: impl FnOnce(&mut World) -> Result<(), Failure> + Send + Sync + 'static) {
+        self.commands.push(Box::new(f));
+    }
+}
+
+/// A system parameter that records structural changes for later.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{Commands, Schedule};
+/// fn spawner(mut commands: Commands) {
+///     let e = commands.spawn((1u32,));
+///     commands.insert(e, (2.0f32,));
+/// }
+/// let mut world = World::new();
+/// let mut schedule = Schedule::single_threaded();
+/// schedule.add_system(spawner);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(world.len(), 1);
+/// ```
+pub struct Commands<'w, 's> {
+    world: &'w World,
+    queue: &'s mut CommandQueue,
+}
+
+impl<'w, 's> Commands<'w, 's> {
+    pub(crate) fn new(world: &'w World, queue: &'s mut CommandQueue) -> Self {
+        Self { world, queue }
+    }
+
+    /// Reserves an entity now and spawns it with `bundle` when commands are applied.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        let entity = self.world.reserve_entity();
+        self.queue.push(move |world| {
+            world
+                .insert(entity, bundle)
+                .map_err(|e| ("spawn", entity, e.to_string()))
+        });
+        entity
+    }
+
+    /// Despawns `entity` when applied; skipped (and reported) if it is gone by then.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.queue.push(move |world| {
+            world
+                .despawn(entity)
+                .map_err(|e| ("despawn", entity, e.to_string()))
+        });
+    }
+
+    /// Inserts `bundle` into `entity` when applied.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.queue.push(move |world| {
+            world
+                .insert(entity, bundle)
+                .map_err(|e| ("insert", entity, e.to_string()))
+        });
+    }
+
+    /// Removes (and drops) the components of `B` from `entity` when applied.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.queue.push(move |world| {
+            world.remove::<B>(entity).map(drop).map_err(|e| {
+                (
+                    "remove",
+                    entity,
+                    format!("{e} (removing `{}`)", type_name::<B>()),
+                )
+            })
+        });
+    }
+
+    /// Runs `f` with the world when applied.
+    pub fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.queue.push(move |world| {
+            f(world);
+            Ok(())
+        });
+    }
+}

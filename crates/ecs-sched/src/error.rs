@@ -1,0 +1,83 @@
+//! Error types of the scheduler.
+
+use std::fmt;
+
+use ecs_core::Entity;
+
+/// A schedule could not be built or a system could not be added.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScheduleError {
+    /// A system's own parameters conflict (e.g. two queries writing `component` without a
+    /// filter that makes them disjoint, or `Res<R>` with `ResMut<R>`).
+    ConflictingParams {
+        /// The system's name.
+        system: String,
+        /// The type both parameters access.
+        component: String,
+    },
+    /// An explicit order names a system that is not in the schedule.
+    UnknownSystem {
+        /// The system that has the order.
+        system: String,
+        /// The name it refers to.
+        referenced: String,
+    },
+    /// Explicit orders form a cycle through these systems.
+    Cycle {
+        /// The systems on the cycle, in order.
+        systems: Vec<String>,
+    },
+    /// Two systems have the same name, so an order naming it would be ambiguous.
+    DuplicateName(String),
+}
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ConflictingParams { system, component } => write!(
+                f,
+                "system `{system}` has conflicting parameters: they access `{component}` and at \
+                 least one writes it"
+            ),
+            Self::UnknownSystem { system, referenced } => {
+                write!(f, "system `{system}` is ordered against `{referenced}`, which is not in the schedule")
+            }
+            Self::Cycle { systems } => {
+                write!(
+                    f,
+                    "explicit system order has a cycle: {}",
+                    systems.join(" -> ")
+                )
+            }
+            Self::DuplicateName(name) => write!(f, "two systems are named `{name}`"),
+        }
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+/// A deferred command that could not be applied and was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    /// The system whose `Commands` recorded it.
+    pub system: String,
+    /// What the command was (`"despawn"`, `"insert"`, `"remove"`, ...).
+    pub command: &'static str,
+    /// The entity it targeted.
+    pub entity: Entity,
+    /// Why it failed.
+    pub reason: String,
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skipped `{}` on {:?} from system `{}`: {}",
+            self.command, self.entity, self.system, self.reason
+        )
+    }
+}
+
+impl std::error::Error for CommandError {}

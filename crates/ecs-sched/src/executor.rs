@@ -1,0 +1,232 @@
+//! Running one segment of a plan on a rayon pool.
+//!
+//! Each system of a segment has a counter of unfinished predecessors. A system whose counter
+//! reaches zero is ready; the worker that finishes a system runs its first newly ready
+//! dependent itself (no hand-off for a chain of conflicting systems) and spawns the others.
+//! The atomics behind this live in [`RunCounters`], which the loom tests drive directly.
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use ecs_core::World;
+
+use crate::graph::Segment;
+use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::system::System;
+
+/// Dependency counters of one segment run.
+///
+/// # Invariants
+/// 1. `remaining[i]` counts the predecessors of `i` that have not called `finish` yet.
+/// 2. `finish(i)` is called once per system per run; so each dependent reaches zero (and is
+///    reported ready) exactly once.
+pub struct RunCounters {
+    remaining: Box<[AtomicUsize]>,
+}
+
+impl RunCounters {
+    /// Counters starting at `dep_counts`.
+    pub fn new(dep_counts: &[usize]) -> Self {
+        Self {
+            remaining: dep_counts.iter().map(|&c| AtomicUsize::new(c)).collect(),
+        }
+    }
+
+    /// Systems ready at the start.
+    pub fn roots(dep_counts: &[usize]) -> impl Iterator<Item = usize> + '_ {
+        dep_counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c == 0)
+            .map(|(i, _)| i)
+    }
+
+    /// Records that a system finished; calls `ready(j)` for each dependent that became ready.
+    pub fn finish(&self, dependents: &[usize], mut ready: impl FnMut(usize)) {
+        for &j in dependents {
+            // AcqRel: the last decrement acquires every predecessor's writes (each released
+            // them with its own decrement), so the dependent sees them all.
+            if self.remaining[j].fetch_sub(1, Ordering::AcqRel) == 1 {
+                ready(j);
+            }
+        }
+    }
+}
+
+/// Runs `first`, then, on this thread, the first dependent that each finish makes ready;
+/// further ready dependents go to `spawn`. The pool executor and the loom model tests share it.
+#[doc(hidden)]
+pub fn drive_chain(
+    counters: &RunCounters,
+    dependents: &[Vec<usize>],
+    first: usize,
+    mut run: impl FnMut(usize),
+    spawn: &impl Fn(usize),
+) {
+    let mut next = Some(first);
+    while let Some(i) = next.take() {
+        run(i);
+        counters.finish(&dependents[i], |j| match next {
+            None => next = Some(j),
+            Some(_) => spawn(j),
+        });
+    }
+}
+
+/// A system that several workers may reach through a shared slice.
+///
+/// # Invariants
+/// 1. At most one thread accesses the system at a time: the counters hand each system to
+///    exactly one worker per run (`RunCounters` invariant 2), and `running` checks it.
+pub(crate) struct SystemCell {
+    system: UnsafeCell<Box<dyn System>>,
+    running: AtomicBool,
+}
+
+// SAFETY: the boxed system is `Send + Sync`; `&SystemCell` gives `&mut` access only through
+// `claim`, whose exclusivity is invariant 1.
+unsafe impl Sync for SystemCell {}
+
+impl SystemCell {
+    pub(crate) fn new(system: Box<dyn System>) -> Self {
+        Self {
+            system: UnsafeCell::new(system),
+            running: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn get_mut(&mut self) -> &mut Box<dyn System> {
+        self.system.get_mut()
+    }
+
+    pub(crate) fn get(&self) -> &dyn System {
+        // SAFETY: shared reads happen only while no segment runs (the schedule holds
+        // `&mut self` or `&self` outside `run_segment`).
+        unsafe { &**self.system.get() }
+    }
+
+    /// Runs `f` with exclusive access to the system.
+    ///
+    /// # Panics
+    /// If the system is already running (a scheduler bug, caught instead of aliased).
+    fn claim<R>(&self, f: impl FnOnce(&mut dyn System) -> R) -> R {
+        let was_running = self.running.swap(true, Ordering::Acquire);
+        assert!(
+            !was_running,
+            "scheduler bug: a system was started twice at once"
+        );
+        // SAFETY: the flag above proves no other thread holds the system (invariant 1).
+        let result = f(unsafe { &mut **self.system.get() });
+        self.running.store(false, Ordering::Release);
+        result
+    }
+}
+
+/// The first panic of a run, with the system's name.
+pub(crate) type SystemPanic = (String, Box<dyn Any + Send>);
+
+/// Shared state of one segment run.
+struct Run<'a> {
+    world: &'a World,
+    cells: &'a [SystemCell],
+    segment: &'a Segment,
+    counters: RunCounters,
+    abort: AtomicBool,
+    panic: Mutex<Option<SystemPanic>>,
+    timings: &'a [Mutex<Duration>],
+}
+
+impl Run<'_> {
+    /// Runs system `first` and then, on this thread, the first dependent each finish makes
+    /// ready; other ready dependents go to `spawn`.
+    fn run_chain(&self, first: usize, spawn: &impl Fn(usize)) {
+        let run = |local: usize| {
+            if !self.abort.load(Ordering::Relaxed) {
+                self.run_one(self.segment.systems[local]);
+            }
+        };
+        drive_chain(&self.counters, &self.segment.dependents, first, run, spawn);
+    }
+
+    fn run_one(&self, index: usize) {
+        let start = Instant::now();
+        let result = self.cells[index].claim(|system| {
+            // SAFETY: the plan orders every pair of conflicting systems, so nothing that runs
+            // meanwhile conflicts with this system's access; it was initialised for `world`.
+            catch_unwind(AssertUnwindSafe(|| unsafe {
+                system.run_shared(self.world)
+            }))
+            .map_err(|payload| (system.name().to_owned(), payload))
+        });
+        *self.timings[index]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = start.elapsed();
+        if let Err(panic) = result {
+            self.abort.store(true, Ordering::Relaxed);
+            let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(panic);
+        }
+    }
+}
+
+/// Runs the non-exclusive `segment` and returns the first system panic, if any. Systems that
+/// are running when a panic happens finish; systems not yet started are skipped.
+pub(crate) fn run_segment(
+    pool: Option<&rayon::ThreadPool>,
+    world: &World,
+    cells: &[SystemCell],
+    segment: &Segment,
+    timings: &[Mutex<Duration>],
+) -> Option<SystemPanic> {
+    let run = Run {
+        world,
+        cells,
+        segment,
+        counters: RunCounters::new(&segment.dep_counts),
+        abort: AtomicBool::new(false),
+        panic: Mutex::new(None),
+        timings,
+    };
+    let roots: Vec<usize> = RunCounters::roots(&segment.dep_counts).collect();
+    match pool {
+        Some(pool) if segment.systems.len() > 1 => {
+            pool.in_place_scope(|scope| {
+                fn spawn_in<'s>(scope: &rayon::Scope<'s>, run: &'s Run<'s>, j: usize) {
+                    scope.spawn(move |scope| run.run_chain(j, &|k| spawn_in(scope, run, k)));
+                }
+                let run = &run;
+                for &root in &roots[1..] {
+                    spawn_in(scope, run, root);
+                }
+                run.run_chain(roots[0], &|k| spawn_in(scope, run, k));
+            });
+        }
+        _ => {
+            // Single-threaded: a stack instead of a pool; the order stays a valid one.
+            let mut ready: Vec<usize> = roots.into_iter().rev().collect();
+            while let Some(i) = ready.pop() {
+                let spawned = std::cell::RefCell::new(Vec::new());
+                run.run_chain(i, &|j| spawned.borrow_mut().push(j));
+                ready.extend(spawned.into_inner().into_iter().rev());
+            }
+        }
+    }
+    run.panic.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs an exclusive system (with its panic caught and named).
+pub(crate) fn run_exclusive(
+    world: &mut World,
+    cell: &mut SystemCell,
+    timing: &Mutex<Duration>,
+) -> Option<SystemPanic> {
+    let start = Instant::now();
+    let system = cell.get_mut();
+    let result = catch_unwind(AssertUnwindSafe(|| system.run_exclusive(world)));
+    *timing.lock().unwrap_or_else(|e| e.into_inner()) = start.elapsed();
+    result
+        .err()
+        .map(|payload| (system.name().to_owned(), payload))
+}

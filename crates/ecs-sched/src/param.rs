@@ -1,0 +1,377 @@
+//! System parameters: the types a system function may take, and what each one accesses.
+//!
+//! A parameter declares its access when the system is added ([`SystemParam::declare`]); the
+//! schedule uses those declarations to decide what may run in parallel, and that decision is
+//! what makes handing out `&mut` data through a shared `&World` sound here.
+
+use std::any::{type_name, TypeId};
+use std::ops::{Deref, DerefMut};
+
+use ecs_core::{Components, Entity, World};
+use ecs_query::{
+    ChunkView, QueryError, QueryFilter, QueryIter, QueryState, ReadOnlyQuery, WorldQuery,
+};
+
+use crate::access_set::{Conflict, SystemAccess};
+use crate::commands::{CommandQueue, Commands};
+use crate::error::CommandError;
+
+/// A value a system can take as a parameter.
+///
+/// # Safety
+/// Implementors promise that `declare` records every component and resource `get`'s item reads
+/// (as reads) or writes (as writes), or the whole world.
+pub unsafe trait SystemParam: Sized {
+    /// Per-system data kept between runs (query caches, local values, command queues).
+    type State: Send + Sync + 'static;
+    /// The value handed to the system.
+    type Item<'w, 's>;
+
+    /// Records the parameter's access, with ids from the schedule's type registry.
+    ///
+    /// # Errors
+    /// The conflict, if it clashes with what the system's other parameters access.
+    fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict>;
+
+    /// Builds the state for `world`.
+    fn init_state(world: &mut World) -> Self::State;
+
+    /// The item for one run.
+    ///
+    /// # Safety
+    /// No system running at the same time conflicts with this parameter's declared access.
+    unsafe fn get<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        system: &str,
+    ) -> Self::Item<'w, 's>;
+
+    /// Applies (or with `discard`, drops) deferred work, such as recorded commands.
+    fn apply(
+        _state: &mut Self::State,
+        _world: &mut World,
+        _system: &str,
+        _errors: &mut Vec<CommandError>,
+        _discard: bool,
+    ) {
+    }
+}
+
+/// The item type of parameter `P`.
+pub type ParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
+
+// ----- Query ---------------------------------------------------------------------------------
+
+/// A query as a system parameter; keeps its [`QueryState`] cache between runs.
+pub struct Query<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
+    world: &'w World,
+    state: &'s mut QueryState<Q, F>,
+}
+
+impl<Q: WorldQuery, F: QueryFilter> Query<'_, '_, Q, F> {
+    /// Iterates a read-only query.
+    pub fn iter(&mut self) -> QueryIter<'_, '_, Q, F>
+    where
+        Q: ReadOnlyQuery,
+    {
+        // SAFETY: the schedule runs no conflicting system meanwhile (`SystemParam` contract).
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+
+    /// Iterates with write access.
+    pub fn iter_mut(&mut self) -> QueryIter<'_, '_, Q, F> {
+        // SAFETY: as in `iter`; `&mut self` keeps one iterator alive at a time.
+        unsafe { self.state.iter_unchecked(self.world) }
+    }
+
+    /// Calls `f` on every matched entity.
+    pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
+        // SAFETY: as in `iter_mut`.
+        unsafe { self.state.for_each_unchecked(self.world, f) }
+    }
+
+    /// Calls `f` once per matched chunk.
+    pub fn for_each_chunk(&mut self, f: impl FnMut(ChunkView<'_, Q>)) {
+        // SAFETY: as in `iter_mut`.
+        unsafe { self.state.for_each_chunk_unchecked(self.world, f) }
+    }
+
+    /// Calls `f` on every matched entity from rayon's pool.
+    pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        // SAFETY: as in `iter_mut`.
+        unsafe { self.state.par_for_each_unchecked(self.world, f) }
+    }
+
+    /// The item of one entity.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
+        // SAFETY: as in `iter_mut`; the item borrows `self` mutably.
+        unsafe { self.state.get_unchecked(self.world, entity) }
+    }
+
+    /// Number of matched entities.
+    pub fn count(&mut self) -> usize {
+        self.state.count(self.world)
+    }
+}
+
+// SAFETY: `declare` records the query's full access (reads, writes, filter masks).
+unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam for Query<'_, '_, Q, F> {
+    type State = QueryState<Q, F>;
+    type Item<'w, 's> = Query<'w, 's, Q, F>;
+
+    fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict> {
+        let query = Q::init_state(registry);
+        let filter = F::init_state(registry);
+        let declared = QueryState::<Q, F>::compute_access(&query, &filter, registry)
+            .map_err(|c| Conflict::Component(c.component))?;
+        access.add_query(declared, registry)
+    }
+
+    fn init_state(world: &mut World) -> Self::State {
+        QueryState::new(world)
+    }
+
+    unsafe fn get<'w, 's>(
+        state: &'s mut Self::State,
+        world: &'w World,
+        _: &str,
+    ) -> Self::Item<'w, 's> {
+        state.update_archetypes(world);
+        Query { world, state }
+    }
+}
+
+// ----- resources -----------------------------------------------------------------------------
+
+/// Shared access to resource `R`.
+pub struct Res<'w, R: Send + Sync + 'static> {
+    value: &'w R,
+}
+
+impl<R: Send + Sync + 'static> Deref for Res<'_, R> {
+    type Target = R;
+
+    fn deref(&self) -> &R {
+        self.value
+    }
+}
+
+/// Exclusive access to resource `R`.
+pub struct ResMut<'w, R: Send + Sync + 'static> {
+    value: &'w mut R,
+}
+
+impl<R: Send + Sync + 'static> Deref for ResMut<'_, R> {
+    type Target = R;
+
+    fn deref(&self) -> &R {
+        self.value
+    }
+}
+
+impl<R: Send + Sync + 'static> DerefMut for ResMut<'_, R> {
+    fn deref_mut(&mut self) -> &mut R {
+        self.value
+    }
+}
+
+#[cold]
+#[track_caller]
+fn missing_resource<R>(system: &str) -> ! {
+    panic!(
+        "system `{system}` needs resource `{}`, which is not in the world",
+        type_name::<R>()
+    )
+}
+
+// SAFETY: declares a read of `R` and only reads it.
+unsafe impl<R: Send + Sync + 'static> SystemParam for Res<'_, R> {
+    type State = ();
+    type Item<'w, 's> = Res<'w, R>;
+
+    fn declare(access: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
+        access.add_resource_read(TypeId::of::<R>(), type_name::<R>())
+    }
+
+    fn init_state(_: &mut World) {}
+
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> Res<'w, R> {
+        let ptr = world
+            .resources()
+            .get_ptr::<R>()
+            .unwrap_or_else(|| missing_resource::<R>(system));
+        // SAFETY: no concurrently running system writes `R` (declared read, caller contract).
+        Res {
+            value: unsafe { ptr.as_ref() },
+        }
+    }
+}
+
+// SAFETY: declares a write of `R`, the only access it makes.
+unsafe impl<R: Send + Sync + 'static> SystemParam for ResMut<'_, R> {
+    type State = ();
+    type Item<'w, 's> = ResMut<'w, R>;
+
+    fn declare(access: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
+        access.add_resource_write(TypeId::of::<R>(), type_name::<R>())
+    }
+
+    fn init_state(_: &mut World) {}
+
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> ResMut<'w, R> {
+        let mut ptr = world
+            .resources()
+            .get_ptr::<R>()
+            .unwrap_or_else(|| missing_resource::<R>(system));
+        // SAFETY: no concurrently running system touches `R` (declared write, caller contract),
+        // and the system's own parameters cannot also hold `R` (`declare` refuses it).
+        ResMut {
+            value: unsafe { ptr.as_mut() },
+        }
+    }
+}
+
+// ----- Local, Commands, &World ---------------------------------------------------------------
+
+/// A value private to one system, kept between its runs (starts as `T::default()`).
+pub struct Local<'s, T: Default + Send + Sync + 'static> {
+    value: &'s mut T,
+}
+
+impl<T: Default + Send + Sync + 'static> Deref for Local<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> DerefMut for Local<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+    }
+}
+
+// SAFETY: touches only its own state.
+unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
+    type State = T;
+    type Item<'w, 's> = Local<'s, T>;
+
+    fn declare(_: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
+        Ok(())
+    }
+
+    fn init_state(_: &mut World) -> T {
+        T::default()
+    }
+
+    unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &str) -> Local<'s, T> {
+        Local { value: state }
+    }
+}
+
+// SAFETY: only reserves entity ids (atomics) while running; structural changes wait for `apply`
+// with `&mut World`. Declared so that command-recording systems keep a fixed order.
+unsafe impl SystemParam for Commands<'_, '_> {
+    type State = CommandQueue;
+    type Item<'w, 's> = Commands<'w, 's>;
+
+    fn declare(access: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
+        access.add_commands();
+        Ok(())
+    }
+
+    fn init_state(_: &mut World) -> CommandQueue {
+        CommandQueue::default()
+    }
+
+    unsafe fn get<'w, 's>(
+        state: &'s mut CommandQueue,
+        world: &'w World,
+        _: &str,
+    ) -> Commands<'w, 's> {
+        Commands::new(world, state)
+    }
+
+    fn apply(
+        state: &mut CommandQueue,
+        world: &mut World,
+        system: &str,
+        errors: &mut Vec<CommandError>,
+        discard: bool,
+    ) {
+        if discard {
+            state.clear();
+        } else {
+            state.apply(world, system, errors);
+        }
+    }
+}
+
+// SAFETY: declares a read of the whole world, which conflicts with every writer.
+unsafe impl SystemParam for &World {
+    type State = ();
+    type Item<'w, 's> = &'w World;
+
+    fn declare(access: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
+        access.add_world_read()
+    }
+
+    fn init_state(_: &mut World) {}
+
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, _: &str) -> &'w World {
+        world
+    }
+}
+
+macro_rules! param_tuple {
+    ($($P:ident),*) => {
+        // SAFETY: declares the union of the elements' access, refusing internal conflicts.
+        #[allow(non_snake_case, reason = "names mirror the type parameters")]
+        unsafe impl<$($P: SystemParam),*> SystemParam for ($($P,)*) {
+            type State = ($($P::State,)*);
+            type Item<'w, 's> = ($($P::Item<'w, 's>,)*);
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict> {
+                $($P::declare(access, registry)?;)*
+                Ok(())
+            }
+
+            #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
+            fn init_state(world: &mut World) -> Self::State {
+                ($($P::init_state(world),)*)
+            }
+
+            #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, system: &str) -> Self::Item<'w, 's> {
+                let ($($P,)*) = state;
+                // SAFETY: forwarded caller contract, element by element.
+                ($(unsafe { $P::get($P, world, system) },)*)
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn apply(state: &mut Self::State, world: &mut World, system: &str, errors: &mut Vec<CommandError>, discard: bool) {
+                let ($($P,)*) = state;
+                $($P::apply($P, world, system, errors, discard);)*
+            }
+        }
+    };
+}
+
+param_tuple!();
+param_tuple!(P0);
+param_tuple!(P0, P1);
+param_tuple!(P0, P1, P2);
+param_tuple!(P0, P1, P2, P3);
+param_tuple!(P0, P1, P2, P3, P4);
+param_tuple!(P0, P1, P2, P3, P4, P5);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6, P7);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6, P7, P8);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10);
+param_tuple!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11);

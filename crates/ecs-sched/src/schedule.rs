@@ -1,0 +1,424 @@
+//! [`Schedule`]: systems, their order, and running them on a world.
+
+use std::fmt::Write as _;
+use std::panic::resume_unwind;
+use std::time::Duration;
+
+use ecs_core::{Components, World};
+
+use crate::error::{CommandError, ScheduleError};
+use crate::executor::{run_exclusive, run_segment, SystemCell, SystemPanic};
+use crate::graph::{self, EdgeReason, NodeInfo, Plan};
+use crate::sync::Mutex;
+use crate::system::{IntoSystem, SyncPoint, System};
+
+/// How a schedule runs its systems.
+enum Threads {
+    /// On the calling thread, in plan order.
+    Single,
+    /// On a rayon pool of its own.
+    Pool(rayon::ThreadPool),
+}
+
+/// Explicit order constraints of one system, and whether it is a sync point.
+#[derive(Default)]
+struct Order {
+    after: Vec<String>,
+    before: Vec<String>,
+    sync_point: bool,
+}
+
+/// An ordered set of systems, run together on a world.
+///
+/// Systems that conflict (one writes what the other reads or writes) run in the order they
+/// were added, unless `after` / `before` say otherwise; the others may run at the same time.
+///
+/// ```
+/// use ecs_core::World;
+/// use ecs_query::{RefRO, RefRW};
+/// use ecs_sched::{Query, Res, Schedule};
+///
+/// struct Position(f32);
+/// struct Velocity(f32);
+/// struct Time(f32);
+///
+/// fn movement(mut q: Query<(RefRW<Position>, RefRO<Velocity>)>, time: Res<Time>) {
+///     q.for_each(|(p, v)| p.0 += v.0 * time.0);
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Time(0.5));
+/// let e = world.spawn((Position(0.0), Velocity(2.0)));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(movement);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(world.get::<Position>(e).unwrap().0, 1.0);
+/// assert!(schedule.explain().contains("movement"));
+/// ```
+///
+/// # Invariants
+/// 1. `systems`, `timings` and `orders` have one entry per system, by insertion index.
+/// 2. `plan` is `None` or was built from the current systems, names and orders.
+pub struct Schedule {
+    systems: Vec<SystemCell>,
+    timings: Vec<Mutex<Duration>>,
+    orders: Vec<Order>,
+    registry: Components,
+    plan: Option<Plan>,
+    threads: Threads,
+    skipped: Vec<CommandError>,
+    sync_points: usize,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Schedule {
+    /// A schedule on a pool with one worker per core (at least two).
+    pub fn new() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Self::with_threads(cores.max(2))
+    }
+
+    /// A schedule on a pool of `threads` workers (`0` or `1` means single-threaded).
+    pub fn with_threads(threads: usize) -> Self {
+        let threads = if threads <= 1 {
+            Threads::Single
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("ecs-sched-{i}"))
+                .build()
+                .expect("the schedule's thread pool starts");
+            Threads::Pool(pool)
+        };
+        Self {
+            systems: Vec::new(),
+            timings: Vec::new(),
+            orders: Vec::new(),
+            registry: Components::default(),
+            plan: None,
+            threads,
+            skipped: Vec::new(),
+            sync_points: 0,
+        }
+    }
+
+    /// A schedule that runs every system on the calling thread, in plan order (for debugging;
+    /// it yields the same results as the pool).
+    pub fn single_threaded() -> Self {
+        Self::with_threads(1)
+    }
+
+    /// Worker threads (1 when single-threaded).
+    pub fn threads(&self) -> usize {
+        match &self.threads {
+            Threads::Single => 1,
+            Threads::Pool(pool) => pool.current_num_threads(),
+        }
+    }
+
+    /// Adds a system.
+    ///
+    /// # Panics
+    /// If the system's own parameters conflict; the message names the system and the type.
+    #[track_caller]
+    pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
+        match self.try_add_system(system) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Adds a system, or says why its parameters conflict.
+    ///
+    /// # Errors
+    /// [`ScheduleError::ConflictingParams`] naming the system and the type.
+    pub fn try_add_system<M>(
+        &mut self,
+        system: impl IntoSystem<M>,
+    ) -> Result<SystemConfig<'_>, ScheduleError> {
+        let system = system.into_system(&mut self.registry)?;
+        Ok(self.push(system, false))
+    }
+
+    /// Adds a sync point: commands recorded by the systems before it are applied there.
+    pub fn add_sync_point(&mut self) -> SystemConfig<'_> {
+        self.sync_points += 1;
+        let name = format!("sync_point_{}", self.sync_points);
+        self.push(Box::new(SyncPoint::new(name)), true)
+    }
+
+    fn push(&mut self, system: Box<dyn System>, sync_point: bool) -> SystemConfig<'_> {
+        self.plan = None;
+        self.systems.push(SystemCell::new(system));
+        self.timings.push(Mutex::new(Duration::ZERO));
+        self.orders.push(Order {
+            sync_point,
+            ..Order::default()
+        });
+        SystemConfig { schedule: self }
+    }
+
+    /// Checks orders and builds the plan now, instead of at the first run.
+    ///
+    /// # Errors
+    /// An order naming an unknown system, a cycle of orders, or two systems of one name.
+    pub fn build(&mut self) -> Result<(), ScheduleError> {
+        if self.plan.is_none() {
+            let nodes: Vec<NodeInfo<'_>> = self
+                .systems
+                .iter()
+                .zip(&self.orders)
+                .map(|(cell, order)| NodeInfo {
+                    name: cell.get().name(),
+                    access: cell.get().access(),
+                    after: &order.after,
+                    before: &order.before,
+                })
+                .collect();
+            self.plan = Some(graph::build(&nodes)?);
+        }
+        Ok(())
+    }
+
+    /// Runs every system once, then applies recorded commands in system order.
+    ///
+    /// # Errors
+    /// As [`Schedule::build`]; nothing runs then.
+    ///
+    /// # Panics
+    /// If a system panics: systems already running finish, later ones are skipped, the
+    /// run's commands are dropped, and the panic continues with the system's name in its
+    /// message. The world stays consistent and usable.
+    pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
+        self.build()?;
+        self.skipped.clear();
+        for cell in &mut self.systems {
+            cell.get_mut().initialize(world);
+        }
+        let plan = self.plan.as_ref().expect("built above");
+        let pool = match &self.threads {
+            Threads::Single => None,
+            Threads::Pool(pool) => Some(pool),
+        };
+        let mut panic: Option<SystemPanic> = None;
+        let mut applied = 0;
+        for segment in &plan.segments {
+            if segment.exclusive {
+                let index = segment.systems[0];
+                if self.orders[index].sync_point {
+                    let upto = plan
+                        .order
+                        .iter()
+                        .position(|&i| i == index)
+                        .expect("in order");
+                    apply_commands(
+                        &mut self.systems,
+                        &plan.order[applied..upto],
+                        world,
+                        &mut self.skipped,
+                        false,
+                    );
+                    applied = upto;
+                    continue;
+                }
+                panic = run_exclusive(world, &mut self.systems[index], &self.timings[index]);
+            } else {
+                panic = run_segment(pool, world, &self.systems, segment, &self.timings);
+            }
+            if panic.is_some() {
+                break;
+            }
+        }
+        let discard = panic.is_some();
+        apply_commands(
+            &mut self.systems,
+            &plan.order[applied..],
+            world,
+            &mut self.skipped,
+            discard,
+        );
+        // Ids reserved by dropped or failed commands still become (empty) entities now, so the
+        // world has no pending reservations between runs.
+        world.flush();
+        if let Some((name, payload)) = panic {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_owned());
+            resume_unwind(Box::new(format!("system `{name}` panicked: {message}")));
+        }
+        Ok(())
+    }
+
+    /// Commands skipped during the last run (their entity was gone), in application order.
+    pub fn skipped_commands(&self) -> &[CommandError] {
+        &self.skipped
+    }
+
+    /// Each system's name and wall time in the last run, in plan order.
+    pub fn timings(&self) -> Vec<(String, Duration)> {
+        let order: Vec<usize> = match &self.plan {
+            Some(plan) => plan.order.clone(),
+            None => (0..self.systems.len()).collect(),
+        };
+        order
+            .into_iter()
+            .map(|i| {
+                let time = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
+                (self.systems[i].get().name().to_owned(), time)
+            })
+            .collect()
+    }
+
+    /// System names in plan order.
+    ///
+    /// # Errors
+    /// As [`Schedule::build`].
+    pub fn order(&mut self) -> Result<Vec<String>, ScheduleError> {
+        self.build()?;
+        let plan = self.plan.as_ref().expect("built");
+        Ok(plan
+            .order
+            .iter()
+            .map(|&i| self.systems[i].get().name().to_owned())
+            .collect())
+    }
+
+    /// A text report: each system's reads and writes, and for each pair that cannot run
+    /// together, why (the type they conflict on, or an explicit order).
+    pub fn explain(&mut self) -> String {
+        let mut out = String::new();
+        if let Err(err) = self.build() {
+            let _ = writeln!(out, "schedule cannot be built: {err}");
+            return out;
+        }
+        let plan = self.plan.as_ref().expect("built");
+        let name = |i: usize| self.systems[i].get().name().to_owned();
+        let _ = writeln!(out, "systems ({} threads), in order:", self.threads());
+        for (n, &i) in plan.order.iter().enumerate() {
+            let access = self.systems[i].get().access();
+            let list = |v: Vec<&str>| {
+                if v.is_empty() {
+                    "-".to_owned()
+                } else {
+                    v.join(", ")
+                }
+            };
+            let _ = writeln!(
+                out,
+                "  {}. {}\n       reads:  {}\n       writes: {}",
+                n + 1,
+                name(i),
+                list(access.read_names()),
+                list(access.write_names())
+            );
+        }
+        let _ = writeln!(out, "ordering constraints:");
+        if plan.edges.is_empty() {
+            let _ = writeln!(out, "  none: every system may run at the same time");
+        }
+        for (a, b, reason) in &plan.edges {
+            let why = match reason {
+                EdgeReason::Explicit => "explicit order".to_owned(),
+                EdgeReason::Conflict(c) => format!("conflict on `{c}`"),
+            };
+            let _ = writeln!(out, "  {} -> {}: {why}", name(*a), name(*b));
+        }
+        out
+    }
+
+    /// The same graph as [`Schedule::explain`], in Graphviz `dot` syntax.
+    pub fn to_dot(&mut self) -> String {
+        let mut out = String::from("digraph schedule {\n  rankdir=LR;\n");
+        if self.build().is_err() {
+            out.push_str("}\n");
+            return out;
+        }
+        let plan = self.plan.as_ref().expect("built");
+        let quote = |s: &str| s.replace('"', "\\\"");
+        for &i in &plan.order {
+            let sys = self.systems[i].get();
+            let access = sys.access();
+            let _ = writeln!(
+                out,
+                "  \"{}\" [shape=box, label=\"{}\\nreads: {}\\nwrites: {}\"];",
+                quote(sys.name()),
+                quote(sys.name()),
+                quote(&access.read_names().join(", ")),
+                quote(&access.write_names().join(", "))
+            );
+        }
+        for (a, b, reason) in &plan.edges {
+            let label = match reason {
+                EdgeReason::Explicit => "order".to_owned(),
+                EdgeReason::Conflict(c) => c.to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "  \"{}\" -> \"{}\" [label=\"{}\"];",
+                quote(self.systems[*a].get().name()),
+                quote(self.systems[*b].get().name()),
+                quote(&label)
+            );
+        }
+        out.push_str("}\n");
+        out
+    }
+}
+
+fn apply_commands(
+    systems: &mut [SystemCell],
+    order: &[usize],
+    world: &mut World,
+    skipped: &mut Vec<CommandError>,
+    discard: bool,
+) {
+    for &i in order {
+        systems[i].get_mut().apply_deferred(world, skipped, discard);
+    }
+}
+
+/// Returned by `add_system`: sets the new system's name and order.
+pub struct SystemConfig<'a> {
+    schedule: &'a mut Schedule,
+}
+
+impl SystemConfig<'_> {
+    fn order(&mut self) -> &mut Order {
+        self.schedule.plan = None;
+        self.schedule
+            .orders
+            .last_mut()
+            .expect("a system was just added")
+    }
+
+    /// Renames the system (the default is its function's name).
+    pub fn named(self, name: impl Into<String>) -> Self {
+        self.schedule.plan = None;
+        self.schedule
+            .systems
+            .last_mut()
+            .expect("a system was just added")
+            .get_mut()
+            .set_name(name.into());
+        self
+    }
+
+    /// Runs the system after the one named `name`.
+    pub fn after(mut self, name: impl Into<String>) -> Self {
+        self.order().after.push(name.into());
+        self
+    }
+
+    /// Runs the system before the one named `name`.
+    pub fn before(mut self, name: impl Into<String>) -> Self {
+        self.order().before.push(name.into());
+        self
+    }
+}

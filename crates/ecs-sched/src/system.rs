@@ -1,0 +1,275 @@
+//! Systems: functions whose parameters are [`SystemParam`]s, and exclusive `&mut World`
+//! functions, behind one object-safe [`System`] trait.
+
+use std::any::type_name;
+use std::marker::PhantomData;
+
+use ecs_core::{Components, World, WorldId};
+
+use crate::access_set::{Conflict, SystemAccess};
+use crate::error::{CommandError, ScheduleError};
+use crate::param::{ParamItem, SystemParam};
+
+/// A unit of work the schedule runs.
+pub trait System: Send + Sync + 'static {
+    /// The system's name (unique within a schedule).
+    fn name(&self) -> &str;
+
+    /// Renames the system.
+    fn set_name(&mut self, name: String);
+
+    /// What the system reads and writes, known since it was built.
+    fn access(&self) -> &SystemAccess;
+
+    /// Builds (or rebuilds, for another world) the parameter states.
+    fn initialize(&mut self, world: &mut World);
+
+    /// Runs a non-exclusive system through a shared world.
+    ///
+    /// # Safety
+    /// `initialize` was called with this world, and no system running at the same time
+    /// conflicts with [`System::access`].
+    unsafe fn run_shared(&mut self, world: &World);
+
+    /// Runs the system with exclusive world access.
+    fn run_exclusive(&mut self, world: &mut World);
+
+    /// Applies (or with `discard`, drops) recorded commands.
+    fn apply_deferred(&mut self, world: &mut World, errors: &mut Vec<CommandError>, discard: bool);
+}
+
+/// Something that can become a [`System`]: functions of system parameters, and
+/// `FnMut(&mut World)` for exclusive systems. `Marker` only keeps the impls apart.
+pub trait IntoSystem<Marker> {
+    /// Builds the system, computing its access against `registry`.
+    ///
+    /// # Errors
+    /// [`ScheduleError::ConflictingParams`] if its own parameters conflict.
+    fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError>;
+}
+
+/// The name `type_name` gives a function, without its module path: `game::movement` becomes
+/// `movement`, a closure `game::main::{{closure}}` becomes `main::{{closure}}`.
+pub(crate) fn default_name<F>() -> String {
+    let full = type_name::<F>();
+    let mut parts: Vec<&str> = full.split("::").collect();
+    let keep = if parts.last().is_some_and(|p| p.starts_with("{{")) {
+        2
+    } else {
+        1
+    };
+    let start = parts.len().saturating_sub(keep);
+    parts.drain(..start);
+    parts.join("::")
+}
+
+/// A function that can run as a system with parameters `Param`.
+pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
+    /// The parameters, as a tuple.
+    type Param: SystemParam;
+
+    /// Calls the function.
+    fn call(&mut self, params: ParamItem<'_, '_, Self::Param>);
+}
+
+macro_rules! function_system {
+    ($($P:ident),*) => {
+        #[allow(non_snake_case, reason = "names mirror the type parameters")]
+        impl<Func, $($P: SystemParam),*> SystemParamFunction<fn($($P,)*)> for Func
+        where
+            Func: Send + Sync + 'static,
+            for<'a> &'a mut Func: FnMut($($P),*) + FnMut($(ParamItem<'_, '_, $P>),*),
+        {
+            type Param = ($($P,)*);
+
+            #[allow(clippy::unused_unit, reason = "the empty tuple")]
+            fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) {
+                // Calling through a helper lets the compiler pick the `FnMut(Item..)` impl.
+                fn call_inner<$($P,)*>(mut f: impl FnMut($($P,)*), $($P: $P,)*) {
+                    f($($P,)*)
+                }
+                let ($($P,)*) = params;
+                call_inner(self, $($P,)*)
+            }
+        }
+    };
+}
+
+function_system!();
+function_system!(P0);
+function_system!(P0, P1);
+function_system!(P0, P1, P2);
+function_system!(P0, P1, P2, P3);
+function_system!(P0, P1, P2, P3, P4);
+function_system!(P0, P1, P2, P3, P4, P5);
+function_system!(P0, P1, P2, P3, P4, P5, P6);
+function_system!(P0, P1, P2, P3, P4, P5, P6, P7);
+function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8);
+function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9);
+function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10);
+function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11);
+
+/// A [`SystemParamFunction`] with its name, access and parameter state.
+pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
+    func: F,
+    name: String,
+    access: SystemAccess,
+    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    _marker: PhantomData<fn() -> Marker>,
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for F {
+    fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError> {
+        let name = default_name::<F>();
+        let mut access = SystemAccess::default();
+        F::Param::declare(&mut access, registry).map_err(|conflict| {
+            ScheduleError::ConflictingParams {
+                system: name.clone(),
+                component: conflict.to_string(),
+            }
+        })?;
+        Ok(Box::new(FunctionSystem {
+            func: self,
+            name,
+            access,
+            state: None,
+            _marker: PhantomData,
+        }))
+    }
+}
+
+impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    fn initialize(&mut self, world: &mut World) {
+        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
+            self.state = Some((world.id(), F::Param::init_state(world)));
+        }
+    }
+
+    unsafe fn run_shared(&mut self, world: &World) {
+        let (id, state) = self.state.as_mut().expect("system run before initialize");
+        assert!(
+            *id == world.id(),
+            "system `{}` run on a world it was not initialised for",
+            self.name
+        );
+        // SAFETY: forwarded caller contract: no conflicting system runs meanwhile, and the
+        // parameters declared everything they touch.
+        let params = unsafe { F::Param::get(state, world, &self.name) };
+        self.func.call(params);
+    }
+
+    fn run_exclusive(&mut self, world: &mut World) {
+        self.initialize(world);
+        // SAFETY: `&mut World` excludes every other access.
+        unsafe { self.run_shared(world) }
+    }
+
+    fn apply_deferred(&mut self, world: &mut World, errors: &mut Vec<CommandError>, discard: bool) {
+        if let Some((_, state)) = self.state.as_mut() {
+            F::Param::apply(state, world, &self.name, errors, discard);
+        }
+    }
+}
+
+/// Marker for exclusive systems.
+pub struct Exclusive;
+
+/// A `FnMut(&mut World)` system: runs alone.
+pub struct ExclusiveSystem<F> {
+    func: F,
+    name: String,
+    access: SystemAccess,
+}
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<Exclusive> for F {
+    fn into_system(self, _: &mut Components) -> Result<Box<dyn System>, ScheduleError> {
+        let mut access = SystemAccess::default();
+        access.set_exclusive();
+        Ok(Box::new(ExclusiveSystem {
+            func: self,
+            name: default_name::<F>(),
+            access,
+        }))
+    }
+}
+
+impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    fn initialize(&mut self, _: &mut World) {}
+
+    unsafe fn run_shared(&mut self, _: &World) {
+        panic!("exclusive system `{}` needs `&mut World`", self.name);
+    }
+
+    fn run_exclusive(&mut self, world: &mut World) {
+        (self.func)(world);
+    }
+
+    fn apply_deferred(&mut self, _: &mut World, _: &mut Vec<CommandError>, _: bool) {}
+}
+
+/// A pseudo-system that marks a sync point: commands recorded before it are applied there.
+pub(crate) struct SyncPoint {
+    name: String,
+    access: SystemAccess,
+}
+
+impl SyncPoint {
+    pub(crate) fn new(name: String) -> Self {
+        let mut access = SystemAccess::default();
+        access.set_exclusive();
+        Self { name, access }
+    }
+}
+
+impl System for SyncPoint {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+
+    fn access(&self) -> &SystemAccess {
+        &self.access
+    }
+
+    fn initialize(&mut self, _: &mut World) {}
+
+    unsafe fn run_shared(&mut self, _: &World) {}
+
+    fn run_exclusive(&mut self, _: &mut World) {}
+
+    fn apply_deferred(&mut self, _: &mut World, _: &mut Vec<CommandError>, _: bool) {}
+}
+
+impl Conflict {
+    /// The type named by a conflict, for messages.
+    pub fn type_name(&self) -> String {
+        self.to_string()
+    }
+}

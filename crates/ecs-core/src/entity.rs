@@ -121,7 +121,10 @@ struct Slot {
 /// 1. A slot is live iff its location is not `VACANT`; `live` counts the live slots.
 /// 2. When no reservation is pending, `free_cursor == free.len()`, and `free` lists exactly the
 ///    vacant, unretired slots, each once.
-/// 3. A retired slot (generation `u32::MAX`, vacant) is never on the free list.
+/// 3. A slot is retired when an entity of generation `u32::MAX` is freed: it stays vacant at
+///    `u32::MAX` and never goes back on the free list. A slot freed at `u32::MAX - 1` moves to
+///    generation `u32::MAX` and *is* on the free list, for one last use; so a vacant slot at
+///    `u32::MAX` is retired exactly when it is not on the free list.
 /// 4. Reservations: `free[max(cursor, 0)..]` were handed out from the free list and `-cursor`
 ///    (if negative) fresh indices past `slots.len()` were handed out. `flush` makes them live.
 pub struct Entities {
@@ -322,15 +325,12 @@ impl Entities {
                 !on_free_list[index as usize],
                 "slot {index} twice on the free list"
             );
-            assert!(
-                slot.generation.get() != u32::MAX,
-                "retired slot {index} on the free list"
-            );
             on_free_list[index as usize] = true;
         }
         for (index, slot) in self.slots.iter().enumerate() {
             let entity = Entity::new(index as u32, slot.generation);
             if slot.location.archetype == ArchetypeId::INVALID {
+                // Off the free list, a vacant slot must be retired (invariant 3).
                 let retired = slot.generation.get() == u32::MAX;
                 assert!(
                     retired || on_free_list[index],

@@ -45,3 +45,8 @@ pub mod prelude {
         CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
     };
 }
+
+/// The README's quickstart, compiled and run as a doctest.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -229,21 +229,48 @@ impl Archetype {
         (row / cap, row % cap)
     }
 
+    /// Where archetype row `row` lives: its chunk's base address and its row in that chunk.
+    /// Computing this once per row saves a division per column in row moves.
+    ///
+    /// # Panics
+    /// If `row` is past the last chunk.
+    #[inline]
+    pub(crate) fn addr(&self, row: usize) -> RowAddr {
+        let (chunk, r) = self.split_row(row);
+        RowAddr {
+            data: self.chunks[chunk].data(),
+            r,
+        }
+    }
+
+    /// Pointer to the value of column `col` at `addr`.
+    ///
+    /// # Safety
+    /// `addr` came from [`Archetype::addr`] of this archetype with no chunk released since,
+    /// and `col` is in range.
+    #[inline(always)]
+    pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
+        debug_assert!(col < self.columns.len() && addr.r < self.layout.capacity());
+        let offset = self.layout.offset(col) + addr.r * self.columns[col].size;
+        // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
+        // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
+        unsafe { addr.data.add(offset) }
+    }
+
     /// Pointer to the value of column `col` at archetype row `row`.
     ///
     /// # Safety
     /// `row < self.len` (or the row being built by [`Archetype::push_row`]), `col` in range.
     #[inline]
     pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
-        debug_assert!(col < self.columns.len());
-        let (chunk, r) = self.split_row(row);
-        debug_assert!(chunk < self.chunks.len());
-        // SAFETY: caller bounds keep `chunk` in range and `r < capacity`, so the offset stays
-        // inside column `col` of that chunk (`ChunkLayout` invariant 1).
-        unsafe {
-            let base = self.column_base(self.chunks.get_unchecked(chunk), col);
-            base.add(r * self.columns[col].size)
-        }
+        // SAFETY: forwarded caller contract; `addr` panics rather than leave the chunks.
+        unsafe { self.cell_at(self.addr(row), col) }
+    }
+
+    /// Element size of column `col`.
+    #[inline(always)]
+    pub(crate) fn column_size(&self, col: usize) -> usize {
+        self.columns[col].size
     }
 
     /// Chunk of archetype row `row`, for stamping ticks.
@@ -376,11 +403,12 @@ impl Archetype {
         debug_assert!(row < self.len);
         let last = self.len - 1;
         let moved = if row != last {
+            let (from, to) = (self.addr(last), self.addr(row));
             for col in 0..self.columns.len() {
                 // SAFETY: both rows are initialised, below `len`, and distinct.
                 unsafe {
-                    let a = self.cell(last, col);
-                    let b = self.cell(row, col);
+                    let a = self.cell_at(from, col);
+                    let b = self.cell_at(to, col);
                     std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
                 }
             }
@@ -513,6 +541,37 @@ impl Archetype {
             total += chunk.len();
         }
         assert_eq!(total, self.len, "{:?}: len", self.id);
+    }
+}
+
+/// A row's chunk base address and row within that chunk; see [`Archetype::addr`].
+#[derive(Clone, Copy)]
+pub(crate) struct RowAddr {
+    data: NonNull<u8>,
+    r: usize,
+}
+
+/// Copies one `size`-byte value. Common component sizes get a fixed-size copy, which compiles to
+/// a few moves instead of a `memcpy` call: row moves copy one value per column.
+///
+/// # Safety
+/// `src` is valid for reads and `dst` for writes of `size` bytes, and they do not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    use std::ptr::copy_nonoverlapping as copy;
+    // SAFETY: every arm copies exactly `size` bytes (caller contract).
+    unsafe {
+        match size {
+            0 => {}
+            4 => copy(src, dst, 4),
+            8 => copy(src, dst, 8),
+            12 => copy(src, dst, 12),
+            16 => copy(src, dst, 16),
+            24 => copy(src, dst, 24),
+            32 => copy(src, dst, 32),
+            64 => copy(src, dst, 64),
+            _ => copy(src, dst, size),
+        }
     }
 }
 

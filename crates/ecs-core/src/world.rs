@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicU64 as StdAtomicU64;
 
 use smallvec::SmallVec;
 
-use crate::archetype::{Archetype, ArchetypeId};
+use crate::archetype::{copy_value, Archetype, ArchetypeId};
 use crate::bundle::Bundle;
 use crate::chunk::CHUNK_SIZE;
 use crate::component::{Component, ComponentId, Components};
@@ -148,9 +148,10 @@ impl World {
             row: row as u32,
         });
         arch.push_row(entity, tick);
+        let at = arch.addr(row);
         let cells: SmallVec<[NonNull<u8>; 12]> =
             // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
-            edge.bundle_cols.iter().map(|&c| unsafe { arch.cell(row, c as usize) }).collect();
+            edge.bundle_cols.iter().map(|&c| unsafe { arch.cell_at(at, c as usize) }).collect();
         // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
         // (the edge maps tuple positions to the target's columns).
         unsafe { bundle.write_row(&cells, 0) };
@@ -242,9 +243,10 @@ impl World {
         let replaced;
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
+            let at = arch.addr(src_row);
             let cells: SmallVec<[NonNull<u8>; 12]> =
                 // SAFETY: `src_row < len` (invariant 2); the columns belong to this archetype.
-                edge.bundle_cols.iter().map(|&c| unsafe { arch.cell(src_row, c as usize) }).collect();
+                edge.bundle_cols.iter().map(|&c| unsafe { arch.cell_at(at, c as usize) }).collect();
             // SAFETY: every element is present (`target == source`), so each cell holds an
             // initialised value of its type, and `overwrite` is all `true`.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
@@ -257,18 +259,19 @@ impl World {
                 .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
                 .expect("an edge never loops when it adds types");
             let dst_row = dst.push_row(entity, tick);
+            let (from, to) = (src.addr(src_row), dst.addr(dst_row));
             for (c, &d) in edge.src_to_dst.iter().enumerate() {
                 // SAFETY: `src_row < src.len()` and `dst_row` was just pushed; `d` is the column
                 // of the same type in `dst`, so sizes match; two archetypes never share chunks.
                 unsafe {
-                    let from = src.cell(src_row, c);
-                    let to = dst.cell(dst_row, d as usize);
-                    std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_ptr(), src.layout().size(c));
+                    let a = src.cell_at(from, c);
+                    let b = dst.cell_at(to, d as usize);
+                    copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
             let cells: SmallVec<[NonNull<u8>; 12]> =
                 // SAFETY: `dst_row` is in range; the columns belong to `dst`.
-                edge.bundle_cols.iter().map(|&c| unsafe { dst.cell(dst_row, c as usize) }).collect();
+                edge.bundle_cols.iter().map(|&c| unsafe { dst.cell_at(to, c as usize) }).collect();
             // SAFETY: cells of types the source had were just copied in (initialised, and
             // `overwrite` says so); the others are fresh and uninitialised.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
@@ -348,19 +351,20 @@ impl World {
             .get_disjoint_mut([loc.archetype.index(), target.index()])
             .expect("source and target differ");
         let dst_row = dst.push_row(entity, tick);
+        let (from, to) = (src.addr(src_row), dst.addr(dst_row));
         for (c, &d) in src_to_dst.iter().enumerate() {
             if d != REMOVED {
                 // SAFETY: as in `insert`: in-range rows, same-type columns, distinct chunks.
                 unsafe {
-                    let from = src.cell(src_row, c);
-                    let to = dst.cell(dst_row, d as usize);
-                    std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_ptr(), src.layout().size(c));
+                    let a = src.cell_at(from, c);
+                    let b = dst.cell_at(to, d as usize);
+                    copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
         }
         let cells: SmallVec<[NonNull<u8>; 12]> =
             // SAFETY: `src_row < len`; the columns belong to `src`.
-            bundle_cols.iter().map(|&c| unsafe { src.cell(src_row, c as usize) }).collect();
+            bundle_cols.iter().map(|&c| unsafe { src.cell_at(from, c as usize) }).collect();
         // SAFETY: each cell holds an initialised value of the bundle element's type; the
         // source row is treated as moved-out right after.
         let values = unsafe { B::read(&cells) };

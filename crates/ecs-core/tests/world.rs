@@ -277,3 +277,16 @@ fn entity_bits_and_debug() {
     assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
     assert_eq!(size_of::<Option<Entity>>(), 8);
 }
+
+#[test]
+fn invariants_hold_with_pending_reservations() {
+    let mut world = World::new();
+    let a = world.spawn((Health(1),));
+    world.despawn(a).unwrap();
+    let r1 = world.reserve_entity();
+    let r2 = world.reserve_entity();
+    world.check_invariants();
+    world.flush();
+    assert!(world.contains(r1) && world.contains(r2));
+    world.check_invariants();
+}

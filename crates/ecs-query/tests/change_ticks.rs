@@ -1,0 +1,233 @@
+//! Change ticks: a write through `RefRW` stamps its chunks whichever path it takes (`for_each`,
+//! `iter_mut`, one-shot `iter`, `for_each_chunk` slices or single columns, `par_for_each`,
+//! `get_mut`), so a `Changed<T>` state sees it in its next run and not in the one after, whichever
+//! path that state runs through.
+//!
+//! The tests that run on rayon's pool have `par_` in their names, so that a Miri run under
+//! Stacked Borrows can skip them: crossbeam-epoch, under rayon, breaks Stacked Borrows (see the
+//! crate's Miri notes); Tree Borrows runs them all.
+
+use std::sync::Mutex;
+
+use ecs_core::{Entity, World};
+use ecs_query::{Changed, QueryExt, QueryState, RefRO, RefRW, Without};
+
+mod support;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Hp(u32);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Frozen;
+
+/// Entities per group: several 512-byte chunks each (an `Hp` row is 12 bytes).
+const N: u32 = if cfg!(miri) { 90 } else { 400 };
+
+/// Everything in this module's worlds that is not frozen is written by [`write`].
+type Writer = (RefRW<Hp>, Without<Frozen>);
+/// The observer of changes.
+type Seen = (Entity, Changed<Hp>);
+
+/// A world of `N` writable and `N` frozen entities, and the ids of each group, sorted.
+fn world() -> (World, Vec<Entity>, Vec<Entity>) {
+    let mut world = World::with_test_chunk_size(512);
+    let mut live: Vec<Entity> = world.spawn_batch((0..N).map(|i| (Hp(i),))).collect();
+    let mut frozen: Vec<Entity> = world.spawn_batch((0..N).map(|i| (Hp(i), Frozen))).collect();
+    live.sort();
+    frozen.sort();
+    (world, live, frozen)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum WritePath {
+    ForEach,
+    OneShotForEach,
+    IterMut,
+    OneShotIter,
+    ChunkColumns,
+    ChunkColumnMut,
+    OneShotChunk,
+    ParForEach,
+    OneShotParForEach,
+    /// `QueryState::get_mut` on the first writable entity only.
+    GetMut,
+    /// `world.query().get` on the first writable entity only.
+    OneShotGet,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ReadPath {
+    Iter,
+    ForEach,
+    ForEachChunk,
+    ParForEach,
+}
+
+/// Adds one to every writable `Hp` (or to the first only, for the `get` paths).
+fn write(world: &mut World, path: WritePath, first: Entity) {
+    let mut state = QueryState::<Writer>::new(world);
+    match path {
+        WritePath::ForEach => state.for_each(world, |(h, ())| h.0 += 1),
+        WritePath::OneShotForEach => world.query::<Writer>().for_each(|(h, ())| h.0 += 1),
+        WritePath::IterMut => state.iter_mut(world).for_each(|(h, ())| h.0 += 1),
+        WritePath::OneShotIter => world.query::<Writer>().iter().for_each(|(h, ())| h.0 += 1),
+        WritePath::ChunkColumns => state.for_each_chunk(world, |mut chunk| {
+            let (hs, ()) = chunk.columns();
+            hs.iter_mut().for_each(|h| h.0 += 1);
+        }),
+        WritePath::ChunkColumnMut => state.for_each_chunk(world, |mut chunk| {
+            chunk.column_mut::<Hp>().iter_mut().for_each(|h| h.0 += 1);
+        }),
+        WritePath::OneShotChunk => world.query::<Writer>().for_each_chunk(|mut chunk| {
+            let (hs, ()) = chunk.columns();
+            hs.iter_mut().for_each(|h| h.0 += 1);
+        }),
+        WritePath::ParForEach => {
+            support::in_pool(|| state.par_for_each(world, |(h, ())| h.0 += 1));
+        }
+        WritePath::OneShotParForEach => {
+            support::in_pool(|| world.query::<Writer>().par_for_each(|(h, ())| h.0 += 1));
+        }
+        WritePath::GetMut => state.get_mut(world, first).unwrap().0 .0 += 1,
+        WritePath::OneShotGet => world.query::<Writer>().get(first).unwrap().0 .0 += 1,
+    }
+}
+
+/// The entities a `Changed<Hp>` state's run reports, sorted; first checks that `count`, which
+/// is not a run, predicts them.
+fn seen(state: &mut QueryState<Seen>, world: &mut World, path: ReadPath) -> Vec<Entity> {
+    let count = state.count(world);
+    let mut v = match path {
+        ReadPath::Iter => state.iter(world).map(|(e, ())| e).collect(),
+        ReadPath::ForEach => {
+            let mut v = Vec::new();
+            state.for_each(world, |(e, ())| v.push(e));
+            v
+        }
+        ReadPath::ForEachChunk => {
+            let mut v = Vec::new();
+            state.for_each_chunk(world, |chunk| v.extend_from_slice(chunk.entities()));
+            v
+        }
+        ReadPath::ParForEach => {
+            let v = Mutex::new(Vec::new());
+            support::in_pool(|| state.par_for_each(world, |(e, ())| v.lock().unwrap().push(e)));
+            v.into_inner().unwrap()
+        }
+    };
+    v.sort();
+    assert_eq!(count, v.len(), "count disagrees with the run ({path:?})");
+    v
+}
+
+/// The entities sharing `e`'s chunk, sorted: what a `Changed` filter reports after a write to
+/// `e` alone (chunk granularity).
+fn chunk_mates(world: &World, e: Entity) -> Vec<Entity> {
+    let loc = world.location(e).unwrap();
+    let arch = &world.archetypes()[loc.archetype.index()];
+    let (c, _) = arch.split_row(loc.row as usize);
+    let mut v = arch.chunks()[c].entities().to_vec();
+    v.sort();
+    v
+}
+
+fn check(write_path: WritePath, read_path: ReadPath) {
+    let (mut world, live, frozen) = world();
+    let mut changed = QueryState::<Seen>::new(&mut world);
+    let mut all: Vec<Entity> = live.iter().chain(&frozen).copied().collect();
+    all.sort();
+    let ctx = format!("write {write_path:?}, read {read_path:?}");
+    // A new state sees every chunk as changed; its next run sees nothing.
+    assert_eq!(seen(&mut changed, &mut world, read_path), all, "{ctx}");
+    assert_eq!(seen(&mut changed, &mut world, read_path), [], "{ctx}");
+
+    let before: Vec<(Entity, u32)> = all
+        .iter()
+        .map(|&e| (e, world.get::<Hp>(e).unwrap().0))
+        .collect();
+    write(&mut world, write_path, live[0]);
+    // Reads in between never stamp.
+    let mut reader = QueryState::<RefRO<Hp>>::new(&mut world);
+    reader.iter(&world).for_each(drop);
+    world
+        .query::<RefRO<Hp>>()
+        .for_each_chunk(|c| assert!(!c.is_empty()));
+
+    let want = match write_path {
+        WritePath::GetMut | WritePath::OneShotGet => chunk_mates(&world, live[0]),
+        _ => live.clone(),
+    };
+    assert_eq!(seen(&mut changed, &mut world, read_path), want, "{ctx}");
+    assert_eq!(seen(&mut changed, &mut world, read_path), [], "{ctx}");
+
+    // The writes landed, once each, on the writable entities only (just the first for `get`).
+    let get = matches!(write_path, WritePath::GetMut | WritePath::OneShotGet);
+    for (e, old) in before {
+        let wrote = !frozen.contains(&e) && (!get || e == live[0]);
+        let hp = world.get::<Hp>(e).unwrap().0;
+        assert_eq!(hp, old + u32::from(wrote), "{e:?}, {ctx}");
+    }
+}
+
+const SEQ_WRITES: [WritePath; 9] = [
+    WritePath::ForEach,
+    WritePath::OneShotForEach,
+    WritePath::IterMut,
+    WritePath::OneShotIter,
+    WritePath::ChunkColumns,
+    WritePath::ChunkColumnMut,
+    WritePath::OneShotChunk,
+    WritePath::GetMut,
+    WritePath::OneShotGet,
+];
+const SEQ_READS: [ReadPath; 3] = [ReadPath::Iter, ReadPath::ForEach, ReadPath::ForEachChunk];
+
+#[test]
+fn writes_through_every_path_stamp_changed() {
+    for (i, w) in SEQ_WRITES.into_iter().enumerate() {
+        if cfg!(miri) {
+            // One reader per writer keeps Miri's run short; every pairing runs natively.
+            check(w, SEQ_READS[i % SEQ_READS.len()]);
+        } else {
+            SEQ_READS.into_iter().for_each(|r| check(w, r));
+        }
+    }
+}
+
+#[test]
+fn par_for_each_writes_stamp_changed() {
+    for w in [WritePath::ParForEach, WritePath::OneShotParForEach] {
+        for r in SEQ_READS {
+            check(w, r);
+        }
+    }
+}
+
+#[test]
+fn par_for_each_sees_changes() {
+    for w in SEQ_WRITES.into_iter().chain([WritePath::ParForEach]) {
+        check(w, ReadPath::ParForEach);
+    }
+}
+
+/// A writer that is built but never advanced touches no chunk, so it stamps nothing.
+#[test]
+fn an_unadvanced_iterator_stamps_nothing() {
+    let (mut world, live, _) = world();
+    let mut changed = QueryState::<Seen>::new(&mut world);
+    changed.iter(&world).for_each(drop);
+    let mut writer = QueryState::<Writer>::new(&mut world);
+    drop(writer.iter_mut(&mut world));
+    assert_eq!(seen(&mut changed, &mut world, ReadPath::Iter), []);
+    // Advancing once stamps the first chunk only.
+    let mut it = writer.iter_mut(&mut world);
+    it.next().unwrap().0 .0 += 1;
+    drop(it);
+    let first = seen(&mut changed, &mut world, ReadPath::Iter);
+    assert!(
+        !first.is_empty() && first.len() < live.len(),
+        "{}",
+        first.len()
+    );
+    assert_eq!(first, chunk_mates(&world, first[0]));
+}

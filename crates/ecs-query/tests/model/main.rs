@@ -1,0 +1,456 @@
+//! Model test: random worlds, and a fixed family of query shapes run through every iteration
+//! path (`iter`, `for_each`, `for_each_chunk`, `par_for_each`, `get`), each checked against a
+//! naive `HashMap<Entity, Row>` model of the world.
+//!
+//! Query types are static, so the family is fixed (required, excluded, optional, `Or`, nested
+//! tuples, a separate filter parameter, bare non-tuple queries); proptest randomises the world
+//! (spawns of random component subsets, batch spawns, inserts, removes, despawns) and which query
+//! runs, how, and whether through a cached `QueryState` or a one-shot `world.query()`.
+//!
+//! Cases: 256, or a few small worlds under Miri; `PROPTEST_CASES` overrides both (under Miri,
+//! forward it with `-Zmiri-env-forward=PROPTEST_CASES`).
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use ecs_core::{Entity, World};
+use ecs_query::{QueryError, QueryExt, QueryState};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+mod cases;
+mod components;
+#[path = "../support/mod.rs"]
+mod support;
+
+use cases::{Case, Obs, CASES, Q0, Q1, Q10, Q11, Q12, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9};
+use components::{
+    value, with_type, Comp, Look, Norm, Put, Row, Take, A, B, C, D, F, G, H, I, TYPES,
+};
+
+// ----- the model ----------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Model {
+    rows: HashMap<Entity, Row>,
+    /// Live entities, for picking one by index.
+    alive: Vec<Entity>,
+    /// Despawned handles, which must never resolve again.
+    dead: Vec<Entity>,
+}
+
+impl Model {
+    fn add(&mut self, e: Entity, row: Row) {
+        assert!(self.rows.insert(e, row).is_none(), "{e:?} handed out twice");
+        self.alive.push(e);
+    }
+
+    fn pick(&self, who: usize) -> Option<Entity> {
+        (!self.alive.is_empty()).then(|| self.alive[who % self.alive.len()])
+    }
+}
+
+/// The whole world agrees with the model, through `World::get` / `has` / `contains`.
+fn check_world(world: &World, model: &Model) {
+    world.check_invariants();
+    assert_eq!(world.len() as usize, model.rows.len());
+    for &entity in model.rows.keys() {
+        check_entity(world, model, entity);
+    }
+    for &e in &model.dead {
+        assert!(!world.contains(e), "{e:?} was despawned");
+    }
+}
+
+/// One live entity agrees with the model.
+fn check_entity(world: &World, model: &Model, entity: Entity) {
+    assert!(world.contains(entity));
+    for (ty, want) in model.rows[&entity].iter().enumerate() {
+        let got = with_type(ty, Look { world, entity });
+        assert_eq!(got, *want, "{entity:?}, component {ty}");
+    }
+}
+
+// ----- running one query --------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    Iter,
+    ForEach,
+    ForEachChunk,
+    ParForEach,
+    Get,
+}
+
+/// The modes that run on the calling thread.
+const SEQ_MODES: [Mode; 4] = [Mode::Iter, Mode::ForEach, Mode::ForEachChunk, Mode::Get];
+
+/// Cached query states, one per shape, kept across the operations of one test case so that
+/// their incremental archetype matching is exercised too.
+type States = HashMap<usize, Box<dyn Any + Send>>;
+
+fn state<'s, K: Case>(
+    states: &'s mut States,
+    world: &mut World,
+    key: usize,
+) -> &'s mut QueryState<K::Q, K::F> {
+    states
+        .entry(key)
+        .or_insert_with(|| Box::new(QueryState::<K::Q, K::F>::new(world)))
+        .downcast_mut()
+        .expect("one state type per key")
+}
+
+/// Runs query `K` in `mode` and checks what it saw and wrote against the model, which it then
+/// updates with the query's writes.
+fn run<K: Case>(
+    world: &mut World,
+    model: &mut Model,
+    states: &mut States,
+    key: usize,
+    mode: Mode,
+    cached: bool,
+) {
+    let matching: Vec<Entity> = model
+        .rows
+        .iter()
+        .filter(|(_, r)| K::matches(r))
+        .map(|(&e, _)| e)
+        .collect();
+    let mut want: Vec<Obs> = matching
+        .iter()
+        .map(|e| K::expect(*e, &model.rows[e]))
+        .collect();
+    want.sort();
+    let mut got: Vec<Obs> = Vec::new();
+    match mode {
+        Mode::Iter => {
+            let iter = if cached {
+                state::<K>(states, world, key).iter_mut(world)
+            } else {
+                world.query_filtered::<K::Q, K::F>().iter()
+            };
+            assert_eq!(iter.size_hint(), (want.len(), Some(want.len())));
+            // Hold every item at once: the `&mut` items of distinct rows must not alias.
+            let items: Vec<_> = iter.collect();
+            got.extend(items.into_iter().map(K::item));
+            let count = world.query_filtered::<K::Q, K::F>().count();
+            assert_eq!(count, want.len());
+        }
+        Mode::ForEach => {
+            if cached {
+                state::<K>(states, world, key).for_each(world, |item| got.push(K::item(item)));
+            } else {
+                world
+                    .query_filtered::<K::Q, K::F>()
+                    .for_each(|item| got.push(K::item(item)));
+            }
+        }
+        Mode::ForEachChunk => {
+            if cached {
+                state::<K>(states, world, key)
+                    .for_each_chunk(world, |view| K::chunk(view, &mut got));
+            } else {
+                world
+                    .query_filtered::<K::Q, K::F>()
+                    .for_each_chunk(|view| K::chunk(view, &mut got));
+            }
+        }
+        Mode::ParForEach => {
+            let out = Mutex::new(Vec::new());
+            let push = |obs: Obs| out.lock().unwrap().push(obs);
+            support::in_pool(|| {
+                if cached {
+                    state::<K>(states, world, key).par_for_each(world, |item| push(K::item(item)));
+                } else {
+                    world
+                        .query_filtered::<K::Q, K::F>()
+                        .par_for_each(|item| push(K::item(item)));
+                }
+            });
+            got = out.into_inner().unwrap();
+        }
+        Mode::Get => {
+            let mut all: Vec<Entity> = model.alive.clone();
+            all.sort();
+            for e in all {
+                let res = if cached {
+                    state::<K>(states, world, key)
+                        .get_mut(world, e)
+                        .map(K::item)
+                } else {
+                    world.query_filtered::<K::Q, K::F>().get(e).map(K::item)
+                };
+                match res {
+                    Ok(obs) => got.push(obs),
+                    Err(QueryError::NoMatch { entity, .. }) => {
+                        assert_eq!(entity, e);
+                        assert!(!K::matches(&model.rows[&e]), "{e:?} should match");
+                    }
+                    Err(err) => panic!("get({e:?}) of a live entity: {err}"),
+                }
+            }
+            for &e in model.dead.iter().rev().take(4) {
+                let err = state::<K>(states, world, key).get_mut(world, e).err();
+                assert_eq!(err, Some(QueryError::NoSuchEntity(e)));
+            }
+        }
+    }
+    got.sort();
+    assert_eq!(
+        got,
+        want,
+        "query {} ({mode:?}, cached: {cached})",
+        std::any::type_name::<K::Q>()
+    );
+    for e in matching {
+        K::write(e, model.rows.get_mut(&e).expect("live"));
+    }
+    check_world(world, model);
+}
+
+/// Runs query shape number `case`.
+fn run_case(
+    world: &mut World,
+    model: &mut Model,
+    states: &mut States,
+    case: usize,
+    mode: Mode,
+    cached: bool,
+) {
+    let f = match case {
+        0 => run::<Q0>,
+        1 => run::<Q1>,
+        2 => run::<Q2>,
+        3 => run::<Q3>,
+        4 => run::<Q4>,
+        5 => run::<Q5>,
+        6 => run::<Q6>,
+        7 => run::<Q7>,
+        8 => run::<Q8>,
+        9 => run::<Q9>,
+        10 => run::<Q10>,
+        11 => run::<Q11>,
+        12 => run::<Q12>,
+        _ => unreachable!("no query case {case}"),
+    };
+    f(world, model, states, case, mode, cached);
+}
+
+// ----- operations ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// `spawn(())`, then `insert_one` per type in `mask` (ascending, or descending if `rev`).
+    Spawn {
+        mask: u16,
+        rev: bool,
+        seed: u64,
+    },
+    /// `spawn_batch` of one of two fixed bundles.
+    SpawnBatch {
+        kind: bool,
+        n: usize,
+        seed: u64,
+    },
+    Despawn {
+        who: usize,
+    },
+    /// Adds or overwrites one component.
+    Insert {
+        who: usize,
+        ty: usize,
+        val: u64,
+    },
+    /// Removes one component (a no-op error if absent).
+    Remove {
+        who: usize,
+        ty: usize,
+    },
+    Query {
+        case: usize,
+        mode: Mode,
+        cached: bool,
+    },
+}
+
+/// Subsets that come up often, so that some archetypes fill several chunks.
+const POPULAR: [u16; 6] = [
+    0b0_0000_0011,
+    0b0_0110_0100,
+    0b1_1111_1111,
+    0,
+    0b1_1010_0000,
+    0b0_0001_1100,
+];
+
+fn op(max_batch: usize, modes: &'static [Mode]) -> impl Strategy<Value = Op> {
+    let mask = prop_oneof![
+        3 => prop::sample::select(&POPULAR[..]),
+        2 => 0u16..(1 << TYPES),
+    ];
+    prop_oneof![
+        6 => (mask, any::<bool>(), any::<u64>())
+            .prop_map(|(mask, rev, seed)| Op::Spawn { mask, rev, seed }),
+        1 => (any::<bool>(), 0..=max_batch, any::<u64>())
+            .prop_map(|(kind, n, seed)| Op::SpawnBatch { kind, n, seed }),
+        2 => any::<usize>().prop_map(|who| Op::Despawn { who }),
+        2 => (any::<usize>(), 0..TYPES, any::<u64>())
+            .prop_map(|(who, ty, val)| Op::Insert { who, ty, val }),
+        1 => (any::<usize>(), 0..TYPES).prop_map(|(who, ty)| Op::Remove { who, ty }),
+        3 => (0..CASES, prop::sample::select(modes), any::<bool>())
+            .prop_map(|(case, mode, cached)| Op::Query { case, mode, cached }),
+    ]
+}
+
+fn apply(world: &mut World, model: &mut Model, states: &mut States, op: &Op) {
+    match *op {
+        Op::Spawn { mask, rev, seed } => {
+            let e = world.spawn(());
+            let mut row = Row::default();
+            let mut types: Vec<usize> = (0..TYPES).filter(|t| mask & (1 << t) != 0).collect();
+            if rev {
+                types.reverse();
+            }
+            for ty in types {
+                let val = value(seed, ty);
+                row[ty] = Some(with_type(
+                    ty,
+                    Put {
+                        world,
+                        entity: e,
+                        val,
+                    },
+                ));
+            }
+            model.add(e, row);
+            check_entity(world, model, e);
+        }
+        Op::SpawnBatch { kind, n, seed } => {
+            let vals = |i: usize, ty: usize| value(seed.wrapping_add(i as u64), ty);
+            let ids: Vec<Entity> = if kind {
+                world
+                    .spawn_batch(
+                        (0..n)
+                            .map(|i| (A::new(vals(i, 0)), B::new(vals(i, 1)), G::new(vals(i, 6)))),
+                    )
+                    .collect()
+            } else {
+                world
+                    .spawn_batch((0..n).map(|i| {
+                        let c = C::new(vals(i, 2));
+                        (
+                            c,
+                            D::new(vals(i, 3)),
+                            F,
+                            H::new(vals(i, 7)),
+                            I::new(vals(i, 8)),
+                        )
+                    }))
+                    .collect()
+            };
+            assert_eq!(ids.len(), n);
+            let types: &[usize] = if kind { &[0, 1, 6] } else { &[2, 3, 5, 7, 8] };
+            for (i, e) in ids.into_iter().enumerate() {
+                let mut row = Row::default();
+                for &ty in types {
+                    row[ty] = Some(with_type(ty, Norm(vals(i, ty))));
+                }
+                model.add(e, row);
+                check_entity(world, model, e);
+            }
+        }
+        Op::Despawn { who } => {
+            if let Some(e) = model.pick(who) {
+                world.despawn(e).unwrap();
+                model.rows.remove(&e);
+                model.alive.retain(|&x| x != e);
+                model.dead.push(e);
+                assert!(world.despawn(e).is_err(), "despawned twice");
+            }
+        }
+        Op::Insert { who, ty, val } => {
+            if let Some(entity) = model.pick(who) {
+                let stored = with_type(ty, Put { world, entity, val });
+                model.rows.get_mut(&entity).unwrap()[ty] = Some(stored);
+                check_entity(world, model, entity);
+            }
+        }
+        Op::Remove { who, ty } => {
+            if let Some(entity) = model.pick(who) {
+                let got = with_type(ty, Take { world, entity });
+                let want = model.rows.get_mut(&entity).unwrap()[ty].take();
+                assert_eq!(got, want, "removed component {ty} of {entity:?}");
+                check_entity(world, model, entity);
+            }
+        }
+        // `run` checks the whole world afterwards.
+        Op::Query { case, mode, cached } => run_case(world, model, states, case, mode, cached),
+    }
+    // Structural changes move other entities' rows too: the walker checks every row's
+    // bookkeeping, and the next query checks every value.
+    world.check_invariants();
+    assert_eq!(world.len() as usize, model.rows.len());
+}
+
+// ----- the property -------------------------------------------------------------------------
+
+/// Operations per case and entities per batch: small under Miri, which interprets every step.
+const MAX_OPS: usize = if cfg!(miri) { 24 } else { 300 };
+const MAX_BATCH: usize = if cfg!(miri) { 6 } else { 40 };
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if cfg!(miri) { 3 } else { 256 });
+    ProptestConfig {
+        cases,
+        failure_persistence: if cfg!(miri) {
+            None
+        } else {
+            Some(Box::new(FileFailurePersistence::WithSource("regressions")))
+        },
+        ..ProptestConfig::default()
+    }
+}
+
+/// Applies `ops`, then runs every query shape once in one of `modes` picked by `sweep`.
+fn check_ops(ops: &[Op], sweep: u64, modes: &[Mode]) {
+    let mut world = World::with_test_chunk_size(512);
+    let mut model = Model::default();
+    let mut states = States::new();
+    for op in ops {
+        apply(&mut world, &mut model, &mut states, op);
+    }
+    for case in 0..CASES {
+        let k = (sweep as usize).wrapping_add(case);
+        let mode = modes[k % modes.len()];
+        run_case(&mut world, &mut model, &mut states, case, mode, k % 2 == 0);
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every query shape, through `iter`, `for_each`, `for_each_chunk` and `get`, visits exactly
+    /// the entities and values the model predicts, and its writes land where the model says.
+    #[test]
+    fn queries_agree_with_the_model(
+        ops in prop::collection::vec(op(MAX_BATCH, &SEQ_MODES), 0..MAX_OPS),
+        sweep in any::<u64>(),
+    ) {
+        check_ops(&ops, sweep, &SEQ_MODES);
+    }
+
+    /// The same through `par_for_each` (its own test, so that a Stacked Borrows Miri run, which
+    /// rayon's crossbeam-epoch fails, can skip everything named `par_`).
+    #[test]
+    fn par_for_each_agrees_with_the_model(
+        ops in prop::collection::vec(op(MAX_BATCH, &[Mode::ParForEach]), 0..MAX_OPS),
+        sweep in any::<u64>(),
+    ) {
+        check_ops(&ops, sweep, &[Mode::ParForEach]);
+    }
+}

@@ -42,6 +42,10 @@ pub struct Team(pub u8);
 #[derive(Clone, Copy)]
 pub struct Mass(pub f64);
 
+/// 4 bytes, added to one entity by [`move_demo`].
+#[derive(Clone, Copy)]
+pub struct Health(pub u32);
+
 /// A zero-sized tag: an archetype of its own, no bytes.
 #[derive(Clone, Copy)]
 pub struct Frozen;
@@ -89,6 +93,44 @@ pub fn describe(world: &World) -> Vec<String> {
             ));
         }
     }
+    out
+}
+
+/// Moves one entity along a graph edge (`insert` of a `Health`) and says where its row went,
+/// and which row filled the hole it left.
+pub fn move_demo() -> Vec<String> {
+    let mut world = World::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..1500).map(|i| {
+            let p = Position {
+                x: i as f32,
+                y: 0.0,
+            };
+            (p, Velocity { x: 1.0, y: 0.0 })
+        }))
+        .collect();
+    let (moved, last) = (ids[700], ids[1499]);
+    let place = |world: &World, e: Entity| {
+        let loc = world.location(e).expect("alive");
+        let arch = &world.archetypes()[loc.archetype.index()];
+        let (chunk, r) = arch.split_row(loc.row as usize);
+        let names: Vec<String> = arch.component_names().map(|(n, _)| short_name(n)).collect();
+        format!(
+            "archetype {} ({}) row {} = chunk {chunk}, row {r} of {}",
+            loc.archetype.index(),
+            names.join(", "),
+            loc.row,
+            arch.layout().capacity()
+        )
+    };
+    let mut out = vec![
+        format!("before: {moved:?} at {}", place(&world, moved)),
+        format!("        {last:?} at {}", place(&world, last)),
+    ];
+    world.insert(moved, (Health(100),)).expect("alive");
+    out.push(format!("insert Health into {moved:?}"));
+    out.push(format!("after:  {moved:?} at {}", place(&world, moved)));
+    out.push(format!("        {last:?} at {}", place(&world, last)));
     out
 }
 
@@ -236,6 +278,8 @@ pub fn run(svg_path: Option<&Path>) -> std::io::Result<Vec<String>> {
         .collect();
     out.push(String::new());
     out.extend(describe(&world));
+    out.push(String::new());
+    out.extend(move_demo());
     match svg_path {
         Some(path) => {
             std::fs::write(path, svg(&world))?;

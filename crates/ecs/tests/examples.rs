@@ -303,6 +303,17 @@ fn layout_columns_are_disjoint_and_inside_the_chunk() {
         assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0), "{ranges:?}");
         assert!(ranges.last().unwrap().1 <= l.chunk_size());
     }
+    // The moved entity lands in a new archetype; the last row fills its hole.
+    let moves = layout::move_demo();
+    assert_eq!(moves[2], "insert Health into 700v1");
+    assert!(
+        moves[3].contains("(Position, Velocity, Health) row 0 "),
+        "{moves:?}"
+    );
+    assert!(
+        moves[4].starts_with("        1499v1 at archetype 1 (Position, Velocity) row 700 "),
+        "{moves:?}"
+    );
     // The printed byte ranges come from the same layout.
     let described = layout::describe(&world);
     assert!(described.iter().any(|l| l.contains("Mass (8 B each)")));

@@ -1,0 +1,255 @@
+//! Keeps the docs honest: the `explain()` output pasted in `docs/scheduling.md` must be what
+//! the code prints today, and the README must keep its two newcomer commands.
+
+#[expect(dead_code, reason = "only the schedule builder is used here")]
+#[path = "../../../examples/swarm.rs"]
+mod swarm;
+
+use ecs::prelude::*;
+
+/// The schedule `docs/scheduling.md` walks through.
+pub mod game {
+    use ecs::prelude::*;
+
+    /// Where.
+    pub struct Position(pub f32);
+    /// How fast.
+    pub struct Velocity(pub f32);
+    /// Hit points.
+    pub struct Health(pub i32);
+    /// Tag.
+    pub struct Enemy;
+    /// Tag.
+    pub struct Player;
+    /// Seconds per frame.
+    pub struct Time(pub f32);
+    /// Enemies defeated.
+    #[derive(Default)]
+    pub struct Score(pub u32);
+    /// Lines for the frame log.
+    #[derive(Default)]
+    pub struct FrameLog(pub Vec<String>);
+
+    fn steer(mut q: Query<(RefRO<Position>, RefRW<Velocity>)>) {
+        q.for_each(|(p, v)| v.0 = -p.0.signum());
+    }
+
+    fn movement(mut q: Query<(RefRW<Position>, RefRO<Velocity>)>, time: Res<Time>) {
+        q.for_each(|(p, v)| p.0 += v.0 * time.0);
+    }
+
+    fn hurt_enemies(mut q: Query<(RefRW<Health>, With<Enemy>)>) {
+        q.for_each(|(h, ())| h.0 -= 1);
+    }
+
+    fn heal_player(mut q: Query<(RefRW<Health>, With<Player>, Without<Enemy>)>) {
+        q.for_each(|(h, (), ())| h.0 += 1);
+    }
+
+    fn reap(
+        mut q: Query<(Entity, RefRO<Health>)>,
+        mut score: ResMut<Score>,
+        mut commands: Commands,
+    ) {
+        q.for_each(|(e, h)| {
+            if h.0 <= 0 {
+                score.0 += 1;
+                commands.despawn(e);
+            }
+        });
+    }
+
+    fn spawn_wave(mut q: Query<With<Enemy>>, mut commands: Commands) {
+        if q.count() == 0 {
+            commands.spawn((Position(10.0), Velocity(0.0), Health(3), Enemy));
+        }
+    }
+
+    fn log_frame(score: Res<Score>, mut log: ResMut<FrameLog>) {
+        log.0.push(format!("score {}", score.0));
+    }
+
+    /// The schedule, on two worker threads.
+    pub fn schedule() -> Schedule {
+        let mut schedule = Schedule::with_threads(2);
+        schedule.add_system(movement);
+        schedule.add_system(hurt_enemies);
+        schedule.add_system(heal_player);
+        schedule.add_system(reap);
+        schedule.add_sync_point();
+        schedule.add_system(spawn_wave);
+        schedule.add_system(log_frame).after("spawn_wave");
+        schedule.add_system(steer).before("movement");
+        schedule
+    }
+
+    /// A world for it.
+    pub fn world() -> World {
+        let mut world = World::new();
+        world.insert_resource(Time(1.0));
+        world.insert_resource(Score::default());
+        world.insert_resource(FrameLog::default());
+        world.spawn((Position(0.0), Velocity(0.0), Health(10), Player));
+        world.spawn((Position(5.0), Velocity(0.0), Health(1), Enemy));
+        world
+    }
+}
+
+fn read(path: &str) -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    std::fs::read_to_string(format!("{root}{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `explain()` with this test crate's module prefix removed, as the examples print it.
+fn explain(mut schedule: Schedule) -> String {
+    schedule.explain().replace("docs::", "")
+}
+
+#[test]
+fn scheduling_doc_shows_the_real_explain_output() {
+    let doc = read("docs/scheduling.md");
+    let game = explain(game::schedule());
+    println!("{game}");
+    assert!(
+        doc.contains(&game),
+        "docs/scheduling.md lacks today's output:\n{game}"
+    );
+    let swarm = explain(swarm::schedule(Some(2)));
+    println!("{swarm}");
+    assert!(
+        doc.contains(&swarm),
+        "docs/scheduling.md lacks today's output:\n{swarm}"
+    );
+}
+
+#[test]
+fn the_doc_schedule_runs_as_described() {
+    let mut world = game::world();
+    let mut schedule = game::schedule();
+    schedule.run(&mut world).unwrap();
+    // The enemy (1 hp) was hurt to 0 and reaped at the sync point, so `spawn_wave` saw no
+    // enemy and queued a new one; `log_frame` ran before that spawn was applied.
+    assert_eq!(world.resource::<game::Score>().0, 1);
+    assert_eq!(world.query::<With<game::Enemy>>().count(), 1);
+    assert_eq!(world.resource::<game::FrameLog>().0, ["score 1"]);
+    assert_eq!(
+        schedule.order().unwrap(),
+        [
+            "steer",
+            "movement",
+            "hurt_enemies",
+            "heal_player",
+            "reap",
+            "sync_point_1",
+            "spawn_wave",
+            "log_frame"
+        ]
+    );
+}
+
+#[test]
+fn readme_keeps_the_two_commands_and_links() {
+    let readme = read("README.md");
+    assert!(readme.contains("cargo run --release --example swarm"));
+    assert!(readme.contains("cargo test --workspace"));
+    for doc in [
+        "docs/architecture.md",
+        "docs/queries.md",
+        "docs/scheduling.md",
+    ] {
+        assert!(readme.contains(doc), "README does not link {doc}");
+        read(doc);
+    }
+}
+
+// ----- docs/queries.md -----------------------------------------------------------------------
+
+#[test]
+fn queries_doc_example() {
+    struct Position(f32);
+    struct Velocity(f32);
+    struct Frozen;
+
+    let mut world = World::new();
+    world.spawn_batch((0..1000).map(|i| (Position(i as f32), Velocity(1.0))));
+    world.spawn((Position(0.0), Velocity(1.0), Frozen));
+    world
+        .query::<(RefRW<Position>, RefRO<Velocity>, Without<Frozen>)>()
+        .for_each(|(p, v, ())| p.0 += v.0);
+    assert_eq!(
+        world
+            .query::<(Entity, RefRO<Position>, With<Frozen>)>()
+            .count(),
+        1
+    );
+    let frozen: Vec<f32> = world
+        .query::<(RefRO<Position>, With<Frozen>)>()
+        .iter()
+        .map(|(p, ())| p.0)
+        .collect();
+    assert_eq!(frozen, [0.0]);
+}
+
+/// Every rule of the "Change detection" section, checked on three chunks of 682 rows.
+#[test]
+fn change_detection_is_chunk_granular_as_documented() {
+    // Two `f32`s each, as in the docs: 682 rows per 16 KiB chunk.
+    #[derive(Clone, Copy)]
+    struct Position([f32; 2]);
+    #[derive(Clone, Copy)]
+    struct Velocity([f32; 2]);
+
+    let mut world = World::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..2000).map(|i| (Position([i as f32, 0.0]), Velocity([1.0, 0.0]))))
+        .collect();
+    let mut changed = QueryState::<(Entity, Changed<Position>)>::new(&mut world);
+    let mut seen = |world: &World| changed.iter(world).count();
+
+    assert_eq!(world.get::<Velocity>(ids[0]).unwrap().0, [1.0, 0.0]);
+    assert_eq!(world.archetypes()[1].layout().capacity(), 682);
+
+    // A new state sees every chunk; then nothing until something stamps.
+    assert_eq!(seen(&world), 2000);
+    assert_eq!(seen(&world), 0);
+
+    // One write marks its whole chunk (row 700 is in chunk 1, rows 682..1364).
+    world.get_mut::<Position>(ids[700]).unwrap().0[0] = 0.0;
+    assert_eq!(seen(&world), 682);
+
+    // `count` is not a run: it sees the same window and leaves it open.
+    world.get_mut::<Position>(ids[0]).unwrap().0[0] = 0.0;
+    let mut counter = QueryState::<(Entity, Changed<Position>)>::new(&mut world);
+    counter.iter(&world).count();
+    world.get_mut::<Position>(ids[1]).unwrap().0[0] = 0.0;
+    assert_eq!(counter.count(&world), 682);
+    assert_eq!(counter.count(&world), 682);
+    assert_eq!(seen(&world), 682);
+
+    // A `RefRW` query stamps every chunk it reaches, even if it writes nothing.
+    QueryState::<RefRW<Position>>::new(&mut world).for_each(&mut world, |_| {});
+    assert_eq!(seen(&world), 2000);
+
+    // A state does not see its own writes.
+    let mut own = QueryState::<(RefRW<Position>, Changed<Position>)>::new(&mut world);
+    assert_eq!(own.iter_mut(&mut world).count(), 2000);
+    assert_eq!(own.iter_mut(&mut world).count(), 0);
+    assert_eq!(seen(&world), 2000);
+
+    // An overwriting insert stamps the entity's chunk only.
+    world.insert(ids[1500], (Position([1.0, 1.0]),)).unwrap();
+    assert_eq!(seen(&world), 2000 - 1364);
+
+    // Removing the last row stamps nothing; removing a middle row stamps the chunk a row moved into.
+    let last = *ids.last().unwrap();
+    world.despawn(last).unwrap();
+    assert_eq!(seen(&world), 0);
+    world.despawn(ids[10]).unwrap();
+    assert_eq!(seen(&world), 682);
+
+    // A one-shot query is a new state every time, so it sees every chunk.
+    assert_eq!(
+        world.query::<(Entity, Changed<Position>)>().iter().count(),
+        1998
+    );
+}

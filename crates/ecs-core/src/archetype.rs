@@ -60,6 +60,7 @@ const ABSENT: u16 = u16::MAX;
 /// 3. Dense: every chunk but the last has `capacity` rows, the last has at least one, and
 ///    `len` is the sum of chunk lengths. No chunk is empty.
 /// 4. Every chunk was allocated for `layout`.
+/// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
 pub struct Archetype {
     id: ArchetypeId,
     signature: Signature,
@@ -500,7 +501,7 @@ impl Archetype {
         }
     }
 
-    /// Asserts invariants 1–4; `entity_at` checks that the entity table points back here.
+    /// Asserts invariants 1–3 and 5; `entity_at` checks that the entity table points back here.
     pub(crate) fn check(&self, mut entity_at: impl FnMut(Entity, usize)) {
         let ids: Vec<_> = self.columns.iter().map(|c| c.id).collect();
         assert!(
@@ -541,6 +542,11 @@ impl Archetype {
             total += chunk.len();
         }
         assert_eq!(total, self.len, "{:?}: len", self.id);
+        assert!(
+            self.spare.as_ref().is_none_or(Chunk::is_empty),
+            "{:?}: spare chunk holds rows",
+            self.id
+        );
     }
 }
 

@@ -388,8 +388,10 @@ enum Op {
         count: usize,
         seed: u32,
     },
+    /// Reserve ids; flush now, or leave them for the next structural change to flush.
     Reserve {
         count: usize,
+        flush: bool,
     },
     Despawn(Pick),
     Insert {
@@ -463,6 +465,8 @@ struct Harness {
     pool: Vec<Entity>,
     /// Every handle the world has handed out.
     issued: BTreeSet<Entity>,
+    /// Reserved ids not yet flushed: not live, and live empty entities after the next flush.
+    pending: Vec<Entity>,
 }
 
 impl Harness {
@@ -476,6 +480,17 @@ impl Harness {
             model: BTreeMap::new(),
             pool: vec![never_issued, future],
             issued: BTreeSet::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The model side of a flush: pending reservations become live, empty entities.
+    fn flush_model(&mut self) {
+        for e in std::mem::take(&mut self.pending) {
+            assert!(
+                self.model.insert(e, Row::default()).is_none(),
+                "{e:?} reserved while live"
+            );
         }
     }
 
@@ -490,12 +505,18 @@ impl Harness {
         }
     }
 
-    /// Records an entity the world just created with `kinds` set to `values`.
-    fn born(&mut self, entity: Entity, kinds: &[usize], values: &[u64]) {
+    /// Records a handle the world just handed out (spawned or reserved).
+    fn issue(&mut self, entity: Entity) {
         assert!(
             self.issued.insert(entity),
             "{entity:?} handed out a second time"
         );
+        self.pool.push(entity);
+    }
+
+    /// Records an entity the world just created with `kinds` set to `values`.
+    fn born(&mut self, entity: Entity, kinds: &[usize], values: &[u64]) {
+        self.issue(entity);
         let mut row = Row::default();
         for (&k, &v) in kinds.iter().zip(values) {
             row[k] = Some(v);
@@ -504,7 +525,6 @@ impl Harness {
             self.model.insert(entity, row).is_none(),
             "{entity:?} already live"
         );
-        self.pool.push(entity);
     }
 
     /// What `get::<A>(entity)` should return, encoded.
@@ -519,6 +539,18 @@ impl Harness {
     }
 
     fn apply(&mut self, op: &Op) {
+        let structural = !matches!(
+            op,
+            Op::Reserve { .. }
+                | Op::Get { .. }
+                | Op::GetMut { .. }
+                | Op::Has { .. }
+                | Op::Contains(_)
+        );
+        if structural {
+            // Every structural change flushes pending reservations first, even one that fails.
+            self.flush_model();
+        }
         match op {
             Op::Spawn { kinds, seed } => with_bundle3(kinds, SpawnOp(self, *seed)),
             Op::SpawnAll { seed } => match self.kind {
@@ -528,16 +560,16 @@ impl Harness {
             Op::SpawnBatch { kinds, count, seed } => {
                 with_bundle2(kinds, SpawnBatchOp(self, *count, *seed));
             }
-            Op::Reserve { count } => {
-                let reserved: Vec<Entity> =
-                    (0..*count).map(|_| self.world.reserve_entity()).collect();
-                for &e in &reserved {
+            Op::Reserve { count, flush } => {
+                for _ in 0..*count {
+                    let e = self.world.reserve_entity();
                     assert!(!self.world.contains(e), "{e:?} live before a flush");
+                    self.issue(e);
+                    self.pending.push(e);
                 }
-                self.world.flush();
-                for e in reserved {
-                    assert!(self.world.contains(e), "{e:?} not live after a flush");
-                    self.born(e, &[], &[]);
+                if *flush {
+                    self.world.flush();
+                    self.flush_model();
                 }
             }
             Op::Despawn(target) => {
@@ -775,7 +807,7 @@ fn op(avail: Vec<usize>) -> impl Strategy<Value = Op> {
         1 => any::<u32>().prop_map(|seed| Op::SpawnAll { seed }),
         2 => (kinds(&avail, 0..=2), 0..=MAX_BATCH, any::<u32>())
             .prop_map(|(kinds, count, seed)| Op::SpawnBatch { kinds, count, seed }),
-        1 => (1..=3usize).prop_map(|count| Op::Reserve { count }),
+        1 => (1..=3usize, any::<bool>()).prop_map(|(count, flush)| Op::Reserve { count, flush }),
         3 => pick().prop_map(Op::Despawn),
         4 => (pick(), kinds(&avail, 1..=2), any::<u32>())
             .prop_map(|(target, kinds, seed)| Op::Insert { target, kinds, seed }),

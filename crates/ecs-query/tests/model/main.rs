@@ -416,9 +416,17 @@ fn config() -> ProptestConfig {
     }
 }
 
-/// Applies `ops`, then runs every query shape once in one of `modes` picked by `sweep`.
-fn check_ops(ops: &[Op], sweep: u64, modes: &[Mode]) {
-    let mut world = World::with_test_chunk_size(512);
+/// Mostly 512-byte chunks (a handful of rows each, so many chunks per archetype); sometimes
+/// 4 KiB, so that small-row chunks outgrow one `par_for_each` task (at least 32 rows) and get
+/// split into row ranges.
+fn chunk_size() -> impl Strategy<Value = usize> {
+    prop_oneof![3 => Just(512), 1 => Just(4096)]
+}
+
+/// In a world of `chunk_size`-byte chunks, applies `ops`, then runs every query shape once, in
+/// one of `modes` picked by `sweep`.
+fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
+    let mut world = World::with_test_chunk_size(chunk_size);
     let mut model = Model::default();
     let mut states = States::new();
     for op in ops {
@@ -440,8 +448,9 @@ proptest! {
     fn queries_agree_with_the_model(
         ops in prop::collection::vec(op(MAX_BATCH, &SEQ_MODES), 0..MAX_OPS),
         sweep in any::<u64>(),
+        chunk_size in chunk_size(),
     ) {
-        check_ops(&ops, sweep, &SEQ_MODES);
+        check_ops(chunk_size, &ops, sweep, &SEQ_MODES);
     }
 
     /// The same through `par_for_each` (its own test, so that a Stacked Borrows Miri run, which
@@ -450,7 +459,8 @@ proptest! {
     fn par_for_each_agrees_with_the_model(
         ops in prop::collection::vec(op(MAX_BATCH, &[Mode::ParForEach]), 0..MAX_OPS),
         sweep in any::<u64>(),
+        chunk_size in chunk_size(),
     ) {
-        check_ops(&ops, sweep, &[Mode::ParForEach]);
+        check_ops(chunk_size, &ops, sweep, &[Mode::ParForEach]);
     }
 }

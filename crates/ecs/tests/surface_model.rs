@@ -1,0 +1,1037 @@
+//! Model-based property test of the whole public surface, through the `ecs` facade.
+//!
+//! Each case builds a world (default 16 KiB chunks, or 512-byte test chunks so a few entities
+//! already cross chunk boundaries) and runs a random sequence of operations on it and on a
+//! naive model, a `BTreeMap<Entity, Row>` where a row holds one optional value per component
+//! kind (the typed equivalent of `HashMap<Entity, HashMap<TypeId, Box<dyn Any>>>`):
+//!
+//! - `spawn`, `spawn_batch`, `despawn`, `insert`, `remove`, `get`, `get_mut`, `clear`;
+//! - queries of a fixed family of shapes (filters `With`, `Without`, `Or`, `Changed`, optional
+//!   and written elements), run one-shot or through a cached `QueryState`, by `iter`,
+//!   `for_each`, `for_each_chunk`, `get` and `count`;
+//! - command buffers: a single-threaded schedule whose one system records a random list of
+//!   spawns, despawns, inserts, removes and clears through `Commands`; commands whose entity
+//!   is gone when they apply must be skipped and reported by `skipped_commands`.
+//!
+//! Every handle ever issued stays in the pick pool (plus handles that were never issued), so
+//! error paths are hit all the time: every `Ok` / `Err` and every value read back must be what
+//! the model predicts. After each step the world checks its own invariants, every pooled
+//! handle is compared with the model, and the drop ledger must count exactly the `Tracked`
+//! values the model holds. At the end, every value created must have been dropped once.
+//!
+//! 256 cases (4 under Miri). `PROPTEST_CASES=N` overrides that: the `proptest!` macro passes
+//! the config through proptest's `contextualize_config`, which reads the variable.
+
+use std::any::{type_name, Any, TypeId};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use ecs::prelude::*;
+use proptest::prelude::*;
+
+// ----- the drop ledger ------------------------------------------------------------------------
+
+/// Which `Tracked` values exist on this test thread (the schedule is single-threaded, so every
+/// value is made and dropped here).
+#[derive(Default)]
+struct Ledger {
+    next_id: u64,
+    created: u64,
+    live: BTreeSet<u64>,
+    dropped: u64,
+    /// Drops of values that were not live (double drops); recorded, not panicked on in `Drop`.
+    anomalies: Vec<u64>,
+}
+
+thread_local! {
+    static LEDGER: RefCell<Ledger> = RefCell::new(Ledger::default());
+}
+
+fn ledger<R>(f: impl FnOnce(&mut Ledger) -> R) -> R {
+    LEDGER.with_borrow_mut(f)
+}
+
+// ----- component kinds ------------------------------------------------------------------------
+
+const KINDS: usize = 5;
+const TRACKED: usize = 0;
+const SMALL: usize = 1;
+const ZST: usize = 2;
+const WIDE: usize = 3;
+const LABEL: usize = 4;
+/// What a query reports for an `Option` element that is `None`.
+const ABSENT: u64 = u64::MAX - 1;
+
+/// One entity in the model: the value code of each kind it has.
+type Row = [Option<u64>; KINDS];
+
+/// A component kind of the model. Every value is made from a `u32` seed and reads back as
+/// [`code`] of its kind and seed, so the model only stores codes.
+trait Kind: Component + Sized {
+    const INDEX: usize;
+    fn make(seed: u32) -> Self;
+    fn read(&self) -> u64;
+    fn write(&mut self, seed: u32);
+}
+
+/// What a value of `kind` made from (or last written with) `seed` reads back as.
+fn code(kind: usize, seed: u32) -> u64 {
+    if kind == ZST {
+        0
+    } else {
+        u64::from(seed)
+    }
+}
+
+/// A value with a unique id whose creation and drop go to the ledger.
+#[derive(Debug)]
+struct Tracked {
+    id: u64,
+    seed: u32,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let id = self.id;
+        ledger(|l| {
+            if l.live.remove(&id) {
+                l.dropped += 1;
+            } else {
+                l.anomalies.push(id);
+            }
+        });
+    }
+}
+
+impl Kind for Tracked {
+    const INDEX: usize = TRACKED;
+    fn make(seed: u32) -> Self {
+        let id = ledger(|l| {
+            l.next_id += 1;
+            l.created += 1;
+            l.live.insert(l.next_id);
+            l.next_id
+        });
+        Self { id, seed }
+    }
+    fn read(&self) -> u64 {
+        u64::from(self.seed)
+    }
+    fn write(&mut self, seed: u32) {
+        self.seed = seed;
+    }
+}
+
+/// A plain 4-byte value.
+#[derive(Debug)]
+struct Small(u32);
+
+impl Kind for Small {
+    const INDEX: usize = SMALL;
+    fn make(seed: u32) -> Self {
+        Self(seed)
+    }
+    fn read(&self) -> u64 {
+        u64::from(self.0)
+    }
+    fn write(&mut self, seed: u32) {
+        self.0 = seed;
+    }
+}
+
+/// Zero-sized: its column takes no bytes.
+#[derive(Debug)]
+struct Zst;
+
+impl Kind for Zst {
+    const INDEX: usize = ZST;
+    fn make(_: u32) -> Self {
+        Self
+    }
+    fn read(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, _: u32) {}
+}
+
+/// 128 bytes, 64-byte aligned: two rows at most in a 512-byte chunk.
+#[derive(Debug)]
+#[repr(align(64))]
+struct Wide([u32; 32]);
+
+impl Kind for Wide {
+    const INDEX: usize = WIDE;
+    fn make(seed: u32) -> Self {
+        Self(std::array::from_fn(|i| seed ^ i as u32))
+    }
+    fn read(&self) -> u64 {
+        assert_eq!(self as *const Self as usize % 64, 0, "misaligned `Wide`");
+        let seed = self.0[0];
+        // A torn or partly moved value reads as garbage.
+        if self
+            .0
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == seed ^ i as u32)
+        {
+            u64::from(seed)
+        } else {
+            u64::MAX
+        }
+    }
+    fn write(&mut self, seed: u32) {
+        *self = Self::make(seed);
+    }
+}
+
+/// Owns a heap allocation, so a lost or duplicated move shows up (and Miri sees leaks).
+#[derive(Debug)]
+struct Label(String);
+
+impl Kind for Label {
+    const INDEX: usize = LABEL;
+    fn make(seed: u32) -> Self {
+        Self(format!("label-{seed}"))
+    }
+    fn read(&self) -> u64 {
+        self.0
+            .strip_prefix("label-")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX)
+    }
+    fn write(&mut self, seed: u32) {
+        self.0 = format!("label-{seed}");
+    }
+}
+
+/// Calls `f` with the type of kind `kind`.
+trait KindFn {
+    type Out;
+    fn call<K: Kind>(self) -> Self::Out;
+}
+
+fn with_kind<V: KindFn>(kind: usize, v: V) -> V::Out {
+    match kind {
+        TRACKED => v.call::<Tracked>(),
+        SMALL => v.call::<Small>(),
+        ZST => v.call::<Zst>(),
+        WIDE => v.call::<Wide>(),
+        _ => v.call::<Label>(),
+    }
+}
+
+struct NameOf;
+impl KindFn for NameOf {
+    type Out = &'static str;
+    fn call<K: Kind>(self) -> &'static str {
+        type_name::<K>()
+    }
+}
+
+// ----- bundles --------------------------------------------------------------------------------
+
+/// A bundle of model kinds.
+trait ModelBundle: Bundle {
+    fn kinds() -> Vec<usize>;
+    fn make(seed: u32) -> Self;
+    fn read(&self) -> Vec<u64>;
+}
+
+/// Each element of a bundle gets its own seed.
+fn elem_seed(seed: u32, kind: usize) -> u32 {
+    seed.wrapping_add(kind as u32 * 7919)
+}
+
+impl ModelBundle for () {
+    fn kinds() -> Vec<usize> {
+        Vec::new()
+    }
+    fn make(_: u32) -> Self {}
+    fn read(&self) -> Vec<u64> {
+        Vec::new()
+    }
+}
+
+macro_rules! model_bundle {
+    ($($T:ident $i:tt),*) => {
+        impl<$($T: Kind),*> ModelBundle for ($($T,)*) {
+            fn kinds() -> Vec<usize> {
+                vec![$($T::INDEX),*]
+            }
+            fn make(seed: u32) -> Self {
+                ($($T::make(elem_seed(seed, $T::INDEX)),)*)
+            }
+            fn read(&self) -> Vec<u64> {
+                vec![$(self.$i.read()),*]
+            }
+        }
+    };
+}
+
+model_bundle!(A 0);
+model_bundle!(A 0, B 1);
+model_bundle!(A 0, B 1, C 2);
+model_bundle!(A 0, B 1, C 2, D 3, E 4);
+
+/// Number of bundle types in the family.
+const BUNDLES: usize = 12;
+
+/// Calls `f` with bundle type number `b`.
+trait BundleFn {
+    type Out;
+    fn call<B: ModelBundle>(self) -> Self::Out;
+}
+
+fn with_bundle<V: BundleFn>(b: usize, v: V) -> V::Out {
+    match b % BUNDLES {
+        0 => v.call::<()>(),
+        1 => v.call::<(Tracked,)>(),
+        2 => v.call::<(Small,)>(),
+        3 => v.call::<(Zst,)>(),
+        4 => v.call::<(Wide,)>(),
+        5 => v.call::<(Label,)>(),
+        6 => v.call::<(Tracked, Small)>(),
+        7 => v.call::<(Small, Tracked)>(),
+        8 => v.call::<(Zst, Label)>(),
+        9 => v.call::<(Wide, Tracked, Label)>(),
+        10 => v.call::<(Label, Wide, Zst, Small, Tracked)>(),
+        _ => v.call::<(Small, Wide)>(),
+    }
+}
+
+struct KindsOf;
+impl BundleFn for KindsOf {
+    type Out = Vec<usize>;
+    fn call<B: ModelBundle>(self) -> Vec<usize> {
+        B::kinds()
+    }
+}
+
+fn bundle_kinds(b: usize) -> Vec<usize> {
+    with_bundle(b, KindsOf)
+}
+
+// ----- query shapes ---------------------------------------------------------------------------
+
+#[path = "surface_model/shapes.rs"]
+mod shapes;
+use shapes::{run_shape, Path};
+
+// ----- operations -----------------------------------------------------------------------------
+
+/// How an operation chooses its entity.
+#[derive(Clone, Copy, Debug)]
+enum Pick {
+    /// The n-th live entity (modulo), or a never-issued handle if none is alive.
+    Live(usize),
+    /// The n-th handle ever issued (modulo): often stale.
+    Any(usize),
+    /// An issued handle with its generation bumped, or an index never used: never issued
+    /// (unless the world issues it later, which the model then knows).
+    Forged(usize),
+}
+
+/// An entity a recorded command targets.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Pick(Pick),
+    /// The n-th (modulo) entity spawned earlier in the same command buffer.
+    Spawned(usize),
+}
+
+#[derive(Clone, Debug)]
+enum Cmd {
+    Spawn {
+        bundle: usize,
+        seed: u32,
+    },
+    Despawn(Target),
+    Insert {
+        target: Target,
+        bundle: usize,
+        seed: u32,
+    },
+    Remove {
+        target: Target,
+        bundle: usize,
+    },
+    Clear,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn {
+        bundle: usize,
+        seed: u32,
+    },
+    SpawnBatch {
+        bundle: usize,
+        count: u32,
+        seed: u32,
+    },
+    Despawn(Pick),
+    Insert {
+        target: Pick,
+        bundle: usize,
+        seed: u32,
+    },
+    Remove {
+        target: Pick,
+        bundle: usize,
+    },
+    Get {
+        target: Pick,
+        kind: usize,
+    },
+    GetMut {
+        target: Pick,
+        kind: usize,
+        seed: u32,
+    },
+    Query {
+        shape: usize,
+        path: Path,
+        cached: bool,
+        target: Pick,
+        seed: u32,
+    },
+    Commands(Vec<Cmd>),
+    Clear,
+}
+
+/// A command with its target resolved against the model, as the system receives it.
+#[derive(Clone, Copy, Debug)]
+enum Resolved {
+    Entity(Entity),
+    Spawned(usize),
+}
+
+/// What the harness and the command-recording system share.
+#[derive(Default)]
+struct Script {
+    /// The buffer to record, with picks resolved.
+    cmds: Vec<(Cmd, Option<Resolved>)>,
+    /// Per command, the entity it was recorded against (for `spawn`, the reserved id).
+    log: Vec<Entity>,
+}
+
+/// A handle no world of this test ever issues.
+const NEVER: u64 = u64::MAX;
+
+/// Records `script.cmds` through `commands`, logging each command's entity.
+fn record(commands: &mut Commands<'_, '_>, script: &mut Script) {
+    struct SpawnCmd<'a, 'w, 's>(&'a mut Commands<'w, 's>, u32);
+    impl BundleFn for SpawnCmd<'_, '_, '_> {
+        type Out = Entity;
+        fn call<B: ModelBundle>(self) -> Entity {
+            self.0.spawn(B::make(self.1))
+        }
+    }
+    struct InsertCmd<'a, 'w, 's>(&'a mut Commands<'w, 's>, Entity, u32);
+    impl BundleFn for InsertCmd<'_, '_, '_> {
+        type Out = ();
+        fn call<B: ModelBundle>(self) {
+            self.0.insert(self.1, B::make(self.2));
+        }
+    }
+    struct RemoveCmd<'a, 'w, 's>(&'a mut Commands<'w, 's>, Entity);
+    impl BundleFn for RemoveCmd<'_, '_, '_> {
+        type Out = ();
+        fn call<B: ModelBundle>(self) {
+            self.0.remove::<B>(self.1);
+        }
+    }
+
+    let mut spawned: Vec<Entity> = Vec::new();
+    let mut log = Vec::new();
+    for (cmd, target) in &script.cmds {
+        let entity = match target {
+            Some(Resolved::Entity(e)) => *e,
+            Some(Resolved::Spawned(n)) if !spawned.is_empty() => spawned[n % spawned.len()],
+            _ => Entity::from_bits(NEVER).expect("non-zero generation"),
+        };
+        let entity = match *cmd {
+            Cmd::Spawn { bundle, seed } => {
+                let e = with_bundle(bundle, SpawnCmd(commands, seed));
+                spawned.push(e);
+                e
+            }
+            Cmd::Despawn(_) => {
+                commands.despawn(entity);
+                entity
+            }
+            Cmd::Insert { bundle, seed, .. } => {
+                with_bundle(bundle, InsertCmd(commands, entity, seed));
+                entity
+            }
+            Cmd::Remove { bundle, .. } => {
+                with_bundle(bundle, RemoveCmd(commands, entity));
+                entity
+            }
+            Cmd::Clear => {
+                commands.add(World::clear);
+                entity
+            }
+        };
+        log.push(entity);
+    }
+    script.log = log;
+}
+
+// ----- the harness ----------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug)]
+enum WorldKind {
+    /// 16 KiB chunks.
+    Default,
+    /// 512-byte chunks: two rows of the widest bundle per chunk.
+    Tiny,
+}
+
+/// The name of the command-recording system, as skipped commands report it.
+const RECORDER: &str = "recorder";
+
+struct Harness {
+    world: World,
+    /// The live entities and their values.
+    model: BTreeMap<Entity, Row>,
+    /// Every handle the world ever issued, in order.
+    pool: Vec<Entity>,
+    issued: BTreeSet<Entity>,
+    /// Cached `QueryState`s, by shape type.
+    states: HashMap<TypeId, Box<dyn Any>>,
+    schedule: Schedule,
+    script: Arc<Mutex<Script>>,
+}
+
+impl Harness {
+    fn new(kind: WorldKind) -> Self {
+        let world = match kind {
+            WorldKind::Default => World::new(),
+            WorldKind::Tiny => World::with_test_chunk_size(512),
+        };
+        let script = Arc::new(Mutex::new(Script::default()));
+        let shared = script.clone();
+        let mut schedule = Schedule::single_threaded();
+        schedule
+            .add_system(move |mut commands: Commands| {
+                let mut script = shared.lock().unwrap_or_else(|e| e.into_inner());
+                record(&mut commands, &mut script);
+            })
+            .named(RECORDER);
+        Self {
+            world,
+            model: BTreeMap::new(),
+            pool: Vec::new(),
+            issued: BTreeSet::new(),
+            states: HashMap::new(),
+            schedule,
+            script,
+        }
+    }
+
+    fn pick(&self, pick: Pick) -> Entity {
+        let forged = |n: usize| {
+            let index = 1_000_000 + (n % 1000) as u64;
+            Entity::from_bits(1 << 32 | index).expect("non-zero generation")
+        };
+        match pick {
+            Pick::Live(n) if !self.model.is_empty() => *self
+                .model
+                .keys()
+                .nth(n % self.model.len())
+                .expect("in range"),
+            Pick::Any(n) if !self.pool.is_empty() => self.pool[n % self.pool.len()],
+            Pick::Forged(n) if !self.pool.is_empty() && n % 4 != 0 => {
+                let e = self.pool[n % self.pool.len()];
+                let bump = 1 + (n % 3) as u64;
+                Entity::from_bits(e.to_bits() + (bump << 32)).expect("non-zero generation")
+            }
+            Pick::Live(n) | Pick::Any(n) | Pick::Forged(n) => forged(n),
+        }
+    }
+
+    /// Records a freshly issued handle, which must never have been issued before.
+    fn born(&mut self, entity: Entity, row: Row) {
+        assert!(self.issued.insert(entity), "handle {entity:?} issued twice");
+        self.pool.push(entity);
+        self.model.insert(entity, row);
+    }
+
+    /// `row` with the values of bundle `b` made from `seed` added or overwritten.
+    fn merge(row: &mut Row, b: usize, seed: u32) {
+        for k in bundle_kinds(b) {
+            row[k] = Some(code(k, elem_seed(seed, k)));
+        }
+    }
+
+    fn bundle_row(b: usize, seed: u32) -> Row {
+        let mut row = [None; KINDS];
+        Self::merge(&mut row, b, seed);
+        row
+    }
+
+    /// The error `remove::<B>` must give for `entity`, or `None` if it succeeds.
+    fn remove_error(&self, entity: Entity, b: usize) -> Option<ComponentError> {
+        let Some(row) = self.model.get(&entity) else {
+            return Some(ComponentError::NoSuchEntity(entity));
+        };
+        // The first element of the tuple the entity lacks is named.
+        let missing = bundle_kinds(b).into_iter().find(|&k| row[k].is_none())?;
+        Some(ComponentError::MissingComponent {
+            entity,
+            component: with_kind(missing, NameOf),
+        })
+    }
+
+    fn expect_get(&self, entity: Entity, kind: usize) -> Result<u64, ComponentError> {
+        let row = self
+            .model
+            .get(&entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        row[kind].ok_or(ComponentError::MissingComponent {
+            entity,
+            component: with_kind(kind, NameOf),
+        })
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match *op {
+            Op::Spawn { bundle, seed } => {
+                struct Spawn<'a>(&'a mut World, u32);
+                impl BundleFn for Spawn<'_> {
+                    type Out = Entity;
+                    fn call<B: ModelBundle>(self) -> Entity {
+                        self.0.spawn(B::make(self.1))
+                    }
+                }
+                let e = with_bundle(bundle, Spawn(&mut self.world, seed));
+                self.born(e, Self::bundle_row(bundle, seed));
+            }
+            Op::SpawnBatch {
+                bundle,
+                count,
+                seed,
+            } => {
+                struct Batch<'a>(&'a mut World, u32, u32);
+                impl BundleFn for Batch<'_> {
+                    type Out = Vec<Entity>;
+                    fn call<B: ModelBundle>(self) -> Vec<Entity> {
+                        let (count, seed) = (self.1, self.2);
+                        let batch = self
+                            .0
+                            .spawn_batch((0..count).map(|i| B::make(seed.wrapping_add(i))));
+                        assert_eq!(batch.len(), count as usize, "batch size hint");
+                        batch.collect()
+                    }
+                }
+                let ids = with_bundle(bundle, Batch(&mut self.world, count, seed));
+                assert_eq!(ids.len(), count as usize);
+                for (i, e) in (0..).zip(ids) {
+                    self.born(e, Self::bundle_row(bundle, seed.wrapping_add(i)));
+                }
+            }
+            Op::Despawn(pick) => {
+                let e = self.pick(pick);
+                let expected = match self.model.remove(&e) {
+                    Some(_) => Ok(()),
+                    None => Err(EntityError::NoSuchEntity(e)),
+                };
+                assert_eq!(self.world.despawn(e), expected, "despawn {e:?}");
+            }
+            Op::Insert {
+                target,
+                bundle,
+                seed,
+            } => {
+                struct Insert<'a>(&'a mut World, Entity, u32);
+                impl BundleFn for Insert<'_> {
+                    type Out = Result<(), EntityError>;
+                    fn call<B: ModelBundle>(self) -> Result<(), EntityError> {
+                        self.0.insert(self.1, B::make(self.2))
+                    }
+                }
+                let e = self.pick(target);
+                let got = with_bundle(bundle, Insert(&mut self.world, e, seed));
+                match self.model.get_mut(&e) {
+                    Some(row) => {
+                        Self::merge(row, bundle, seed);
+                        assert_eq!(got, Ok(()), "insert into {e:?}");
+                    }
+                    None => assert_eq!(got, Err(EntityError::NoSuchEntity(e))),
+                }
+            }
+            Op::Remove { target, bundle } => {
+                struct Remove<'a>(&'a mut World, Entity);
+                impl BundleFn for Remove<'_> {
+                    type Out = Result<Vec<u64>, ComponentError>;
+                    fn call<B: ModelBundle>(self) -> Result<Vec<u64>, ComponentError> {
+                        // The removed values are read, then dropped here.
+                        self.0.remove::<B>(self.1).map(|values| values.read())
+                    }
+                }
+                let e = self.pick(target);
+                let expected = match self.remove_error(e, bundle) {
+                    Some(err) => Err(err),
+                    None => {
+                        let row = self.model.get_mut(&e).expect("live");
+                        Ok(bundle_kinds(bundle)
+                            .into_iter()
+                            .map(|k| row[k].take().expect("present"))
+                            .collect())
+                    }
+                };
+                let got = with_bundle(bundle, Remove(&mut self.world, e));
+                assert_eq!(got, expected, "remove bundle {bundle} from {e:?}");
+            }
+            Op::Get { target, kind } => {
+                struct Get<'a>(&'a World, Entity);
+                impl KindFn for Get<'_> {
+                    type Out = Result<u64, ComponentError>;
+                    fn call<K: Kind>(self) -> Self::Out {
+                        self.0.get::<K>(self.1).map(K::read)
+                    }
+                }
+                let e = self.pick(target);
+                let got = with_kind(kind, Get(&self.world, e));
+                assert_eq!(got, self.expect_get(e, kind), "get kind {kind} of {e:?}");
+            }
+            Op::GetMut { target, kind, seed } => {
+                struct GetMut<'a>(&'a mut World, Entity, u32);
+                impl KindFn for GetMut<'_> {
+                    type Out = Result<u64, ComponentError>;
+                    fn call<K: Kind>(self) -> Self::Out {
+                        self.0.get_mut::<K>(self.1).map(|v| {
+                            let old = v.read();
+                            v.write(self.2);
+                            old
+                        })
+                    }
+                }
+                let e = self.pick(target);
+                let expected = self.expect_get(e, kind);
+                let got = with_kind(kind, GetMut(&mut self.world, e, seed));
+                assert_eq!(got, expected, "get_mut kind {kind} of {e:?}");
+                if got.is_ok() {
+                    self.model.get_mut(&e).expect("live")[kind] = Some(code(kind, seed));
+                }
+            }
+            Op::Query {
+                shape,
+                path,
+                cached,
+                target,
+                seed,
+            } => {
+                let target = self.pick(target);
+                run_shape(self, shape, path, cached, target, seed);
+            }
+            Op::Commands(ref cmds) => self.run_commands(cmds),
+            Op::Clear => {
+                self.world.clear();
+                self.model.clear();
+            }
+        }
+    }
+
+    fn run_commands(&mut self, cmds: &[Cmd]) {
+        let resolved: Vec<(Cmd, Option<Resolved>)> = cmds
+            .iter()
+            .map(|cmd| {
+                let target = match cmd {
+                    Cmd::Despawn(t)
+                    | Cmd::Insert { target: t, .. }
+                    | Cmd::Remove { target: t, .. } => Some(match *t {
+                        Target::Pick(p) => Resolved::Entity(self.pick(p)),
+                        Target::Spawned(n) => Resolved::Spawned(n),
+                    }),
+                    Cmd::Spawn { .. } | Cmd::Clear => None,
+                };
+                (cmd.clone(), target)
+            })
+            .collect();
+        self.script.lock().expect("not poisoned").cmds = resolved;
+        self.schedule
+            .run(&mut self.world)
+            .expect("a one-system schedule builds");
+        let log = std::mem::take(&mut self.script.lock().expect("not poisoned").log);
+        assert_eq!(log.len(), cmds.len(), "the system recorded every command");
+
+        // Reserved ids become live, empty entities at the first command's flush.
+        for (cmd, &e) in cmds.iter().zip(&log) {
+            if let Cmd::Spawn { .. } = cmd {
+                self.born(e, [None; KINDS]);
+            }
+        }
+        let mut skipped: Vec<(&'static str, Entity, &'static str)> = Vec::new();
+        for (cmd, &e) in cmds.iter().zip(&log) {
+            let live = self.model.contains_key(&e);
+            match *cmd {
+                Cmd::Spawn { bundle, seed } | Cmd::Insert { bundle, seed, .. } => {
+                    let name = if matches!(cmd, Cmd::Spawn { .. }) {
+                        "spawn"
+                    } else {
+                        "insert"
+                    };
+                    match self.model.get_mut(&e) {
+                        Some(row) => Self::merge(row, bundle, seed),
+                        None => skipped.push((name, e, "no such entity")),
+                    }
+                }
+                Cmd::Despawn(_) => {
+                    if self.model.remove(&e).is_none() {
+                        skipped.push(("despawn", e, "no such entity"));
+                    }
+                }
+                Cmd::Remove { bundle, .. } => match self.remove_error(e, bundle) {
+                    None => {
+                        let row = self.model.get_mut(&e).expect("live");
+                        for k in bundle_kinds(bundle) {
+                            row[k] = None;
+                        }
+                    }
+                    Some(_) if !live => skipped.push(("remove", e, "no such entity")),
+                    Some(_) => skipped.push(("remove", e, "has no")),
+                },
+                Cmd::Clear => self.model.clear(),
+            }
+        }
+        let got = self.schedule.skipped_commands();
+        let summary: Vec<(&str, Entity)> = got.iter().map(|c| (c.command, c.entity)).collect();
+        let expected: Vec<(&str, Entity)> = skipped.iter().map(|s| (s.0, s.1)).collect();
+        assert_eq!(summary, expected, "skipped commands of {cmds:?}");
+        for (c, s) in got.iter().zip(&skipped) {
+            assert_eq!(c.system, RECORDER);
+            assert!(c.reason.contains(s.2), "reason of {c}");
+        }
+    }
+
+    /// Compares everything observable with the model.
+    fn check(&self) {
+        self.world.check_invariants();
+        assert_eq!(self.world.len() as usize, self.model.len(), "live count");
+        assert_eq!(self.world.is_empty(), self.model.is_empty());
+        for &e in &self.pool {
+            assert_eq!(self.world.contains(e), self.model.contains_key(&e), "{e:?}");
+            for kind in 0..KINDS {
+                struct Probe<'a>(&'a World, Entity);
+                impl KindFn for Probe<'_> {
+                    type Out = (Result<u64, ComponentError>, bool);
+                    fn call<K: Kind>(self) -> Self::Out {
+                        (
+                            self.0.get::<K>(self.1).map(K::read),
+                            self.0.has::<K>(self.1),
+                        )
+                    }
+                }
+                let (got, has) = with_kind(kind, Probe(&self.world, e));
+                let expected = self.expect_get(e, kind);
+                assert_eq!(has, expected.is_ok(), "has kind {kind} of {e:?}");
+                assert_eq!(got, expected, "kind {kind} of {e:?}");
+            }
+        }
+        let tracked = self.model.values().filter(|r| r[TRACKED].is_some()).count();
+        ledger(|l| {
+            assert_eq!(l.anomalies, Vec::<u64>::new(), "double drops");
+            assert_eq!(l.live.len(), tracked, "live `Tracked` values vs the model");
+        });
+    }
+}
+
+// ----- strategies -----------------------------------------------------------------------------
+
+const MAX_OPS: usize = if cfg!(miri) { 16 } else { 80 };
+const MAX_BATCH: u32 = if cfg!(miri) { 6 } else { 24 };
+const MAX_CMDS: usize = if cfg!(miri) { 4 } else { 10 };
+
+fn pick() -> impl Strategy<Value = Pick> {
+    prop_oneof![
+        6 => any::<usize>().prop_map(Pick::Live),
+        3 => any::<usize>().prop_map(Pick::Any),
+        1 => any::<usize>().prop_map(Pick::Forged),
+    ]
+}
+
+fn bundle() -> impl Strategy<Value = usize> {
+    0..BUNDLES
+}
+
+fn target() -> impl Strategy<Value = Target> {
+    prop_oneof![
+        3 => pick().prop_map(Target::Pick),
+        1 => any::<usize>().prop_map(Target::Spawned),
+    ]
+}
+
+fn cmd() -> impl Strategy<Value = Cmd> {
+    prop_oneof![
+        3 => (bundle(), any::<u32>()).prop_map(|(bundle, seed)| Cmd::Spawn { bundle, seed }),
+        3 => target().prop_map(Cmd::Despawn),
+        3 => (target(), bundle(), any::<u32>())
+            .prop_map(|(target, bundle, seed)| Cmd::Insert { target, bundle, seed }),
+        3 => (target(), bundle()).prop_map(|(target, bundle)| Cmd::Remove { target, bundle }),
+        1 => Just(Cmd::Clear),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let path = prop_oneof![
+        Just(Path::Iter),
+        Just(Path::ForEach),
+        Just(Path::Chunks),
+        Just(Path::Get),
+        Just(Path::Count),
+    ];
+    prop_oneof![
+        5 => (bundle(), any::<u32>()).prop_map(|(bundle, seed)| Op::Spawn { bundle, seed }),
+        2 => (bundle(), 0..=MAX_BATCH, any::<u32>())
+            .prop_map(|(bundle, count, seed)| Op::SpawnBatch { bundle, count, seed }),
+        3 => pick().prop_map(Op::Despawn),
+        4 => (pick(), bundle(), any::<u32>())
+            .prop_map(|(target, bundle, seed)| Op::Insert { target, bundle, seed }),
+        4 => (pick(), bundle()).prop_map(|(target, bundle)| Op::Remove { target, bundle }),
+        2 => (pick(), 0..KINDS).prop_map(|(target, kind)| Op::Get { target, kind }),
+        2 => (pick(), 0..KINDS, any::<u32>())
+            .prop_map(|(target, kind, seed)| Op::GetMut { target, kind, seed }),
+        4 => (0..shapes::SHAPES, path, any::<bool>(), pick(), any::<u32>()).prop_map(
+            |(shape, path, cached, target, seed)| Op::Query { shape, path, cached, target, seed }
+        ),
+        3 => proptest::collection::vec(cmd(), 0..=MAX_CMDS).prop_map(Op::Commands),
+        1 => Just(Op::Clear),
+    ]
+}
+
+fn case() -> impl Strategy<Value = (WorldKind, Vec<Op>)> {
+    (
+        prop_oneof![Just(WorldKind::Default), Just(WorldKind::Tiny)],
+        proptest::collection::vec(op(), 1..MAX_OPS),
+    )
+}
+
+fn config() -> ProptestConfig {
+    let default = ProptestConfig::default();
+    ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        // Miri's isolation forbids writing the regression file.
+        failure_persistence: if cfg!(miri) {
+            None
+        } else {
+            default.failure_persistence.clone()
+        },
+        ..default
+    }
+}
+
+/// Runs one case: every op on the world and the model, then the drop ledger must balance.
+fn run_case(kind: WorldKind, ops: &[Op]) {
+    ledger(|l| *l = Ledger::default());
+    let mut h = Harness::new(kind);
+    h.check();
+    for op in ops {
+        h.apply(op);
+        h.check();
+    }
+    drop(h);
+    ledger(|l| {
+        assert_eq!(l.anomalies, Vec::<u64>::new(), "double drops");
+        assert!(l.live.is_empty(), "leaked `Tracked` values: {:?}", l.live);
+        assert_eq!(l.created, l.dropped, "created vs dropped");
+    });
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn surface_matches_model((kind, ops) in case()) {
+        run_case(kind, &ops);
+    }
+}
+
+// ----- fixed sequences ------------------------------------------------------------------------
+
+/// A clear recorded in a command buffer runs after the buffer's reservations were flushed, so
+/// a spawn recorded before it is applied first and a spawn or insert after it is skipped.
+#[test]
+fn commands_around_a_recorded_clear() {
+    let cmds = vec![
+        Cmd::Spawn { bundle: 6, seed: 1 },
+        Cmd::Clear,
+        Cmd::Spawn { bundle: 9, seed: 2 },
+        Cmd::Insert {
+            target: Target::Spawned(0),
+            bundle: 1,
+            seed: 3,
+        },
+        Cmd::Remove {
+            target: Target::Spawned(1),
+            bundle: 0,
+        },
+        Cmd::Despawn(Target::Pick(Pick::Any(0))),
+    ];
+    for kind in [WorldKind::Default, WorldKind::Tiny] {
+        run_case(
+            kind,
+            &[
+                Op::SpawnBatch {
+                    bundle: 10,
+                    count: 5,
+                    seed: 7,
+                },
+                Op::Commands(cmds.clone()),
+                Op::Commands(cmds.clone()),
+            ],
+        );
+    }
+}
+
+/// Every error path once: stale, forged and never-issued handles, missing components.
+#[test]
+fn error_paths_on_stale_and_forged_handles() {
+    let mut ops = vec![
+        Op::Spawn {
+            bundle: 10,
+            seed: 1,
+        },
+        Op::Despawn(Pick::Live(0)),
+    ];
+    for target in [Pick::Any(0), Pick::Forged(1), Pick::Forged(4)] {
+        ops.extend([
+            Op::Despawn(target),
+            Op::Insert {
+                target,
+                bundle: 6,
+                seed: 2,
+            },
+            Op::Remove { target, bundle: 9 },
+            Op::Get { target, kind: WIDE },
+            Op::GetMut {
+                target,
+                kind: TRACKED,
+                seed: 3,
+            },
+        ]);
+        for shape in 0..shapes::SHAPES {
+            ops.push(Op::Query {
+                shape,
+                path: Path::Get,
+                cached: shape % 2 == 0,
+                target,
+                seed: 4,
+            });
+        }
+    }
+    ops.extend([
+        Op::Spawn { bundle: 2, seed: 5 },
+        Op::Remove {
+            target: Pick::Live(0),
+            bundle: 7,
+        },
+        Op::Get {
+            target: Pick::Live(0),
+            kind: LABEL,
+        },
+    ]);
+    run_case(WorldKind::Tiny, &ops);
+}

@@ -1,0 +1,346 @@
+//! The fixed family of query shapes the surface model runs, and how each is checked.
+//!
+//! A shape names a query type `Q` and a filter `F`, the model's matching rule, what each item
+//! must read back, and which kinds it writes. [`run_shape`] runs a shape through one of the
+//! public paths (`iter`, `for_each`, `for_each_chunk`, `get`, `count`), either one-shot off
+//! the world or through a `QueryState` cached across the whole case.
+
+use std::any::{type_name, TypeId};
+use std::collections::BTreeMap;
+
+use ecs::prelude::*;
+use ecs::query::{QueryFilter, WorldQuery};
+
+use super::{code, Harness, Kind, Label, Row, Small, Tracked, Wide, Zst, ABSENT, LABEL, SMALL};
+use super::{TRACKED, WIDE, ZST};
+
+/// How a query is run.
+#[derive(Clone, Copy, Debug)]
+pub enum Path {
+    Iter,
+    ForEach,
+    Chunks,
+    Get,
+    Count,
+}
+
+/// One query type of the family.
+trait Shape: 'static {
+    type Q: WorldQuery + 'static;
+    type F: QueryFilter + 'static;
+    /// Whether a cached state may run it (a `Changed` filter depends on the state's history,
+    /// which the model does not track; a fresh state sees every chunk as changed).
+    const CACHEABLE: bool = true;
+    /// Kinds the query writes (where the entity has them).
+    const WRITES: &'static [usize] = &[];
+    /// Whether an entity with `row` matches.
+    fn matches(row: &Row) -> bool;
+    /// What [`Shape::observe`] must report for a matching `row`.
+    fn expect(row: &Row) -> Vec<u64>;
+    /// Reads the item, then writes `seed` into the kinds in `WRITES`.
+    fn observe(item: <Self::Q as WorldQuery>::Item<'_>, seed: u32) -> (Entity, Vec<u64>);
+}
+
+fn has(row: &Row, kind: usize) -> bool {
+    row[kind].is_some()
+}
+
+fn value(row: &Row, kind: usize) -> u64 {
+    row[kind].expect("matched rows have it")
+}
+
+fn optional(row: &Row, kind: usize) -> u64 {
+    row[kind].unwrap_or(ABSENT)
+}
+
+fn read_opt<K: Kind>(v: Option<&K>) -> u64 {
+    v.map_or(ABSENT, K::read)
+}
+
+/// `(Entity, RefRO<Tracked>)`.
+struct ReadTracked;
+impl Shape for ReadTracked {
+    type Q = (Entity, RefRO<Tracked>);
+    type F = ();
+    fn matches(row: &Row) -> bool {
+        has(row, TRACKED)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, TRACKED)]
+    }
+    fn observe((e, t): (Entity, &Tracked), _: u32) -> (Entity, Vec<u64>) {
+        (e, vec![t.read()])
+    }
+}
+
+/// `(Entity, RefRW<Small>, Option<RefRO<Label>>)` with `With<Zst>`.
+struct WriteSmallWithZst;
+impl Shape for WriteSmallWithZst {
+    type Q = (Entity, RefRW<Small>, Option<RefRO<Label>>);
+    type F = With<Zst>;
+    const WRITES: &'static [usize] = &[SMALL];
+    fn matches(row: &Row) -> bool {
+        has(row, SMALL) && has(row, ZST)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, SMALL), optional(row, LABEL)]
+    }
+    fn observe((e, s, l): (Entity, &mut Small, Option<&Label>), seed: u32) -> (Entity, Vec<u64>) {
+        let seen = vec![s.read(), read_opt(l)];
+        s.write(seed);
+        (e, seen)
+    }
+}
+
+/// `(Entity, RefRO<Wide>)` with `Without<Tracked>`.
+struct WideWithoutTracked;
+impl Shape for WideWithoutTracked {
+    type Q = (Entity, RefRO<Wide>);
+    type F = Without<Tracked>;
+    fn matches(row: &Row) -> bool {
+        has(row, WIDE) && !has(row, TRACKED)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, WIDE)]
+    }
+    fn observe((e, w): (Entity, &Wide), _: u32) -> (Entity, Vec<u64>) {
+        (e, vec![w.read()])
+    }
+}
+
+/// `(Entity, Option<RefRO<Small>>)` with `Or<(With<Tracked>, With<Label>)>`.
+struct OptSmallOr;
+impl Shape for OptSmallOr {
+    type Q = (Entity, Option<RefRO<Small>>);
+    type F = Or<(With<Tracked>, With<Label>)>;
+    fn matches(row: &Row) -> bool {
+        has(row, TRACKED) || has(row, LABEL)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![optional(row, SMALL)]
+    }
+    fn observe((e, s): (Entity, Option<&Small>), _: u32) -> (Entity, Vec<u64>) {
+        (e, vec![read_opt(s)])
+    }
+}
+
+/// `Entity` with `(With<Tracked>, Without<Small>)`.
+struct EntitiesTrackedNotSmall;
+impl Shape for EntitiesTrackedNotSmall {
+    type Q = Entity;
+    type F = (With<Tracked>, Without<Small>);
+    fn matches(row: &Row) -> bool {
+        has(row, TRACKED) && !has(row, SMALL)
+    }
+    fn expect(_: &Row) -> Vec<u64> {
+        Vec::new()
+    }
+    fn observe(e: Entity, _: u32) -> (Entity, Vec<u64>) {
+        (e, Vec::new())
+    }
+}
+
+/// `(Entity, RefRW<Tracked>, RefRO<Label>)`.
+struct WriteTrackedReadLabel;
+impl Shape for WriteTrackedReadLabel {
+    type Q = (Entity, RefRW<Tracked>, RefRO<Label>);
+    type F = ();
+    const WRITES: &'static [usize] = &[TRACKED];
+    fn matches(row: &Row) -> bool {
+        has(row, TRACKED) && has(row, LABEL)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, TRACKED), value(row, LABEL)]
+    }
+    fn observe((e, t, l): (Entity, &mut Tracked, &Label), seed: u32) -> (Entity, Vec<u64>) {
+        let seen = vec![t.read(), l.read()];
+        t.write(seed);
+        (e, seen)
+    }
+}
+
+/// `(Entity, RefRO<Small>)` with `Changed<Small>`, one-shot only.
+struct ChangedSmall;
+impl Shape for ChangedSmall {
+    type Q = (Entity, RefRO<Small>);
+    type F = Changed<Small>;
+    const CACHEABLE: bool = false;
+    fn matches(row: &Row) -> bool {
+        has(row, SMALL)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, SMALL)]
+    }
+    fn observe((e, s): (Entity, &Small), _: u32) -> (Entity, Vec<u64>) {
+        (e, vec![s.read()])
+    }
+}
+
+/// `(Entity, RefRW<Wide>, Option<RefRW<Label>>)` with `Without<Zst>`.
+struct WriteWideAndLabel;
+impl Shape for WriteWideAndLabel {
+    type Q = (Entity, RefRW<Wide>, Option<RefRW<Label>>);
+    type F = Without<Zst>;
+    const WRITES: &'static [usize] = &[WIDE, LABEL];
+    fn matches(row: &Row) -> bool {
+        has(row, WIDE) && !has(row, ZST)
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![value(row, WIDE), optional(row, LABEL)]
+    }
+    fn observe(
+        (e, w, l): (Entity, &mut Wide, Option<&mut Label>),
+        seed: u32,
+    ) -> (Entity, Vec<u64>) {
+        let seen = vec![w.read(), l.as_deref().map_or(ABSENT, Label::read)];
+        w.write(seed);
+        if let Some(l) = l {
+            l.write(seed);
+        }
+        (e, seen)
+    }
+}
+
+/// `(Entity, Option<RefRO<Tracked>>, Option<RefRO<Zst>>)`: every entity, empty ones too.
+struct Everything;
+impl Shape for Everything {
+    type Q = (Entity, Option<RefRO<Tracked>>, Option<RefRO<Zst>>);
+    type F = ();
+    fn matches(_: &Row) -> bool {
+        true
+    }
+    fn expect(row: &Row) -> Vec<u64> {
+        vec![optional(row, TRACKED), optional(row, ZST)]
+    }
+    fn observe((e, t, z): (Entity, Option<&Tracked>, Option<&Zst>), _: u32) -> (Entity, Vec<u64>) {
+        (e, vec![read_opt(t), read_opt(z)])
+    }
+}
+
+/// Number of shapes.
+pub const SHAPES: usize = 9;
+
+/// Runs shape number `shape` by `path` and checks it against the model.
+pub fn run_shape(
+    h: &mut Harness,
+    shape: usize,
+    path: Path,
+    cached: bool,
+    target: Entity,
+    seed: u32,
+) {
+    match shape % SHAPES {
+        0 => run::<ReadTracked>(h, path, cached, target, seed),
+        1 => run::<WriteSmallWithZst>(h, path, cached, target, seed),
+        2 => run::<WideWithoutTracked>(h, path, cached, target, seed),
+        3 => run::<OptSmallOr>(h, path, cached, target, seed),
+        4 => run::<EntitiesTrackedNotSmall>(h, path, cached, target, seed),
+        5 => run::<WriteTrackedReadLabel>(h, path, cached, target, seed),
+        6 => run::<ChangedSmall>(h, path, cached, target, seed),
+        7 => run::<WriteWideAndLabel>(h, path, cached, target, seed),
+        _ => run::<Everything>(h, path, cached, target, seed),
+    }
+}
+
+/// Applies a shape's writes of `seed` to the model row of `entity`.
+fn write_model<S: Shape>(h: &mut Harness, entity: Entity, seed: u32) {
+    let row = h.model.get_mut(&entity).expect("matched entities are live");
+    for &k in S::WRITES {
+        if row[k].is_some() {
+            row[k] = Some(code(k, seed));
+        }
+    }
+}
+
+fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed: u32) {
+    let cached = cached && S::CACHEABLE;
+    let expected: BTreeMap<Entity, Vec<u64>> = h
+        .model
+        .iter()
+        .filter(|(_, row)| S::matches(row))
+        .map(|(&e, row)| (e, S::expect(row)))
+        .collect();
+    let Harness { world, states, .. } = h;
+    let state = cached.then(|| {
+        states
+            .entry(TypeId::of::<S>())
+            .or_insert_with(|| Box::new(QueryState::<S::Q, S::F>::new(world)))
+            .downcast_mut::<QueryState<S::Q, S::F>>()
+            .expect("one state type per shape")
+    });
+    match path {
+        Path::Iter | Path::ForEach => {
+            let mut got: Vec<(Entity, Vec<u64>)> = Vec::new();
+            match (path, state) {
+                (Path::Iter, Some(state)) => {
+                    let iter = state.iter_mut(world);
+                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
+                    got.extend(iter.map(|item| S::observe(item, seed)));
+                }
+                (Path::Iter, None) => {
+                    let iter = world.query_filtered::<S::Q, S::F>().iter();
+                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
+                    got.extend(iter.map(|item| S::observe(item, seed)));
+                }
+                (_, Some(state)) => state.for_each(world, |item| got.push(S::observe(item, seed))),
+                (_, None) => world
+                    .query_filtered::<S::Q, S::F>()
+                    .for_each(|item| got.push(S::observe(item, seed))),
+            }
+            let n = got.len();
+            let got: BTreeMap<Entity, Vec<u64>> = got.into_iter().collect();
+            assert_eq!(got.len(), n, "an entity was yielded twice");
+            assert_eq!(got, expected, "{} by {path:?}", type_name::<S>());
+            for e in expected.into_keys() {
+                write_model::<S>(h, e, seed);
+            }
+        }
+        Path::Chunks => {
+            let mut got: Vec<Entity> = Vec::new();
+            let mut visit = |view: ChunkView<'_, S::Q>| {
+                assert!(!view.is_empty(), "an empty chunk was handed out");
+                assert_eq!(view.len(), view.entities().len());
+                got.extend_from_slice(view.entities());
+            };
+            match state {
+                Some(state) => state.for_each_chunk(world, &mut visit),
+                None => world
+                    .query_filtered::<S::Q, S::F>()
+                    .for_each_chunk(&mut visit),
+            }
+            got.sort_unstable();
+            let expected: Vec<Entity> = expected.into_keys().collect();
+            assert_eq!(got, expected, "{} by chunks", type_name::<S>());
+        }
+        Path::Get => {
+            let got = match state {
+                Some(state) => state
+                    .get_mut(world, target)
+                    .map(|item| S::observe(item, seed)),
+                None => world
+                    .query_filtered::<S::Q, S::F>()
+                    .get(target)
+                    .map(|item| S::observe(item, seed)),
+            };
+            let want = match (h.model.get(&target), expected.get(&target)) {
+                (None, _) => Err(QueryError::NoSuchEntity(target)),
+                (Some(_), None) => Err(QueryError::NoMatch {
+                    entity: target,
+                    query: type_name::<S::Q>(),
+                }),
+                (Some(_), Some(values)) => Ok((target, values.clone())),
+            };
+            assert_eq!(got, want, "{} get {target:?}", type_name::<S>());
+            if got.is_ok() {
+                write_model::<S>(h, target, seed);
+            }
+        }
+        Path::Count => {
+            let got = match state {
+                Some(state) => state.count(world),
+                None => world.query_filtered::<S::Q, S::F>().count(),
+            };
+            assert_eq!(got, expected.len(), "{} count", type_name::<S>());
+        }
+    }
+}

@@ -5,6 +5,10 @@
 #[path = "../../../examples/swarm.rs"]
 mod swarm;
 
+#[expect(dead_code, reason = "only the layout and move printouts are used here")]
+#[path = "../../../examples/layout.rs"]
+mod layout;
+
 use ecs::prelude::*;
 
 /// The schedule `docs/scheduling.md` walks through.
@@ -120,6 +124,44 @@ fn scheduling_doc_shows_the_real_explain_output() {
         doc.contains(&swarm),
         "docs/scheduling.md lacks today's output:\n{swarm}"
     );
+}
+
+#[test]
+fn architecture_doc_shows_the_real_layouts() {
+    let doc = read("docs/architecture.md");
+    let table = layout::build_world().layout().to_string();
+    assert!(
+        doc.contains(&table),
+        "docs/architecture.md lacks today's table:\n{table}"
+    );
+    for line in layout::move_demo() {
+        if line.contains(" at archetype ") {
+            assert!(doc.contains(&line), "docs/architecture.md lacks `{line}`");
+        }
+    }
+    // The byte ranges the two chunk diagrams are drawn from: archetypes 1 and 2.
+    let described = layout::describe(&layout::build_world());
+    let third = described
+        .iter()
+        .position(|l| l.starts_with("archetype 3"))
+        .unwrap();
+    for line in &described[..third] {
+        let range = line
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        if let Some((start, end)) = range.split_once("..") {
+            for edge in [start, end] {
+                if edge != "0" {
+                    assert!(
+                        doc.contains(edge),
+                        "docs/architecture.md lacks offset {edge}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

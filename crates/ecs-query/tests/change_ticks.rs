@@ -3,9 +3,8 @@
 //! `get_mut`), so a `Changed<T>` state sees it in its next run and not in the one after, whichever
 //! path that state runs through.
 //!
-//! The tests that run on rayon's pool have `par_` in their names, so that a Miri run under
-//! Stacked Borrows can skip them: crossbeam-epoch, under rayon, breaks Stacked Borrows (see the
-//! crate's Miri notes); Tree Borrows runs them all.
+//! The tests that run on rayon's pool have `par_` in their names: see `support` for how Miri runs
+//! them.
 
 use std::sync::Mutex;
 

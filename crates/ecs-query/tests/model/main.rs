@@ -453,8 +453,8 @@ proptest! {
         check_ops(chunk_size, &ops, sweep, &SEQ_MODES);
     }
 
-    /// The same through `par_for_each` (its own test, so that a Stacked Borrows Miri run, which
-    /// rayon's crossbeam-epoch fails, can skip everything named `par_`).
+    /// The same through `par_for_each`: its own test, named `par_` so that Miri can run it with
+    /// the flags rayon needs (see `support`).
     #[test]
     fn par_for_each_agrees_with_the_model(
         ops in prop::collection::vec(op(MAX_BATCH, &[Mode::ParForEach]), 0..MAX_OPS),

@@ -204,10 +204,12 @@ fn run<K: Case>(
         "query {} ({mode:?}, cached: {cached})",
         std::any::type_name::<K::Q>()
     );
+    // The writes landed: every matched entity now reads as the model says. A stray write to an
+    // unmatched entity shows up in a later query or in the final whole-world check.
     for e in matching {
         K::write(e, model.rows.get_mut(&e).expect("live"));
+        check_entity(world, model, e);
     }
-    check_world(world, model);
 }
 
 /// Runs query shape number `case`.
@@ -385,11 +387,11 @@ fn apply(world: &mut World, model: &mut Model, states: &mut States, op: &Op) {
                 check_entity(world, model, entity);
             }
         }
-        // `run` checks the whole world afterwards.
+        // `run` checks the entities it matched.
         Op::Query { case, mode, cached } => run_case(world, model, states, case, mode, cached),
     }
     // Structural changes move other entities' rows too: the walker checks every row's
-    // bookkeeping, and the next query checks every value.
+    // bookkeeping; queries check the values they see, and the end of the case checks them all.
     world.check_invariants();
     assert_eq!(world.len() as usize, model.rows.len());
 }
@@ -437,6 +439,7 @@ fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
         let mode = modes[k % modes.len()];
         run_case(&mut world, &mut model, &mut states, case, mode, k % 2 == 0);
     }
+    check_world(&world, &model);
 }
 
 proptest! {

@@ -17,7 +17,7 @@ pub enum Conflict {
     Component(&'static str),
     /// Both touch this resource and at least one writes it.
     Resource(&'static str),
-    /// Both record `Commands`, whose entity reservations must happen in a fixed order.
+    /// Both may reserve entity ids (`Commands`, `&World`), which must happen in a fixed order.
     Commands,
     /// One reads the whole world (`&World`) while the other writes something.
     World,
@@ -142,6 +142,12 @@ impl SystemAccess {
         self.exclusive
     }
 
+    /// Whether the system may reserve entity ids (`Commands`, or `&World::reserve_entity`):
+    /// two such systems are ordered so that ids do not depend on thread timing.
+    fn reserves_entities(&self) -> bool {
+        self.commands || self.reads_world
+    }
+
     fn writes_anything(&self) -> bool {
         !self.res_writes.is_empty() || self.queries.iter().any(|q| !q.access.writes().is_empty())
     }
@@ -156,7 +162,7 @@ impl SystemAccess {
         {
             return Some(Conflict::World);
         }
-        if self.commands && other.commands {
+        if self.reserves_entities() && other.reserves_entities() {
             return Some(Conflict::Commands);
         }
         for a in &self.queries {
@@ -220,6 +226,9 @@ impl SystemAccess {
         out.extend(self.res_writes.iter().map(|r| r.1));
         if self.exclusive {
             out.push("&mut World");
+        }
+        if self.commands {
+            out.push("Commands");
         }
         out.sort_unstable();
         out.dedup();

@@ -174,7 +174,7 @@ impl Run<'_> {
 /// Runs the non-exclusive `segment` and returns the first system panic, if any. Systems that
 /// are running when a panic happens finish; systems not yet started are skipped.
 pub(crate) fn run_segment(
-    pool: Option<&rayon::ThreadPool>,
+    parallel: bool,
     world: &World,
     cells: &[SystemCell],
     segment: &Segment,
@@ -190,9 +190,11 @@ pub(crate) fn run_segment(
         timings,
     };
     let roots: Vec<usize> = RunCounters::roots(&segment.dep_counts).collect();
-    match pool {
-        Some(pool) if segment.systems.len() > 1 => {
-            pool.in_place_scope(|scope| {
+    match parallel {
+        // The current thread takes the first root; the rest go to the current pool (the
+        // schedule's own pool when the run is installed in it, else rayon's global pool).
+        true if segment.systems.len() > 1 => {
+            rayon::in_place_scope(|scope| {
                 fn spawn_in<'s>(scope: &rayon::Scope<'s>, run: &'s Run<'s>, j: usize) {
                     scope.spawn(move |scope| run.run_chain(j, &|k| spawn_in(scope, run, k)));
                 }

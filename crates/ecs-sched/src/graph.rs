@@ -25,6 +25,18 @@ pub(crate) struct NodeInfo<'a> {
 pub(crate) enum EdgeReason {
     Explicit,
     Conflict(Conflict),
+    /// An explicit order between systems that also conflict.
+    ExplicitAndConflict(Conflict),
+}
+
+impl std::fmt::Display for EdgeReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Explicit => f.write_str("explicit order"),
+            Self::Conflict(c) => write!(f, "conflict on `{c}`"),
+            Self::ExplicitAndConflict(c) => write!(f, "explicit order, and conflict on `{c}`"),
+        }
+    }
 }
 
 /// A run of consecutive systems (in total order) that can share the pool, or one exclusive.
@@ -80,7 +92,10 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>]) -> Result<Plan, ScheduleError> {
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
     }
-    let mut edges: Vec<(usize, usize, EdgeReason)> = explicit
+    let mut unique = explicit.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    let mut edges: Vec<(usize, usize, EdgeReason)> = unique
         .iter()
         .map(|&(a, b)| (a, b, EdgeReason::Explicit))
         .collect();
@@ -92,10 +107,14 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>]) -> Result<Plan, ScheduleError> {
                 } else {
                     (b, a)
                 };
-                edges.push((first, second, EdgeReason::Conflict(conflict)));
+                match edges.iter_mut().find(|e| (e.0, e.1) == (first, second)) {
+                    Some(edge) => edge.2 = EdgeReason::ExplicitAndConflict(conflict),
+                    None => edges.push((first, second, EdgeReason::Conflict(conflict))),
+                }
             }
         }
     }
+    edges.sort_by_key(|&(a, b, _)| (position[a], position[b]));
     let segments = segments(&order, &position, &edges, |i| {
         nodes[i].access.is_exclusive()
     });

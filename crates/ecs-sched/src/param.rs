@@ -198,15 +198,14 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for Res<'_, R> {
 
     fn init_state(_: &mut World) {}
 
-    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> Res<'w, R> {
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> Self::Item<'w, 's> {
         let ptr = world
             .resources()
             .get_ptr::<R>()
             .unwrap_or_else(|| missing_resource::<R>(system));
         // SAFETY: no concurrently running system writes `R` (declared read, caller contract).
-        Res {
-            value: unsafe { ptr.as_ref() },
-        }
+        let value = unsafe { ptr.as_ref() };
+        Res { value }
     }
 }
 
@@ -221,16 +220,15 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for ResMut<'_, R> {
 
     fn init_state(_: &mut World) {}
 
-    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> ResMut<'w, R> {
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> Self::Item<'w, 's> {
         let mut ptr = world
             .resources()
             .get_ptr::<R>()
             .unwrap_or_else(|| missing_resource::<R>(system));
         // SAFETY: no concurrently running system touches `R` (declared write, caller contract),
         // and the system's own parameters cannot also hold `R` (`declare` refuses it).
-        ResMut {
-            value: unsafe { ptr.as_mut() },
-        }
+        let value = unsafe { ptr.as_mut() };
+        ResMut { value }
     }
 }
 
@@ -268,7 +266,7 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
         T::default()
     }
 
-    unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &str) -> Local<'s, T> {
+    unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &str) -> Self::Item<'w, 's> {
         Local { value: state }
     }
 }
@@ -322,7 +320,7 @@ unsafe impl SystemParam for &World {
 
     fn init_state(_: &mut World) {}
 
-    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, _: &str) -> &'w World {
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, _: &str) -> Self::Item<'w, 's> {
         world
     }
 }

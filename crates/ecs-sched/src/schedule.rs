@@ -16,7 +16,12 @@ use crate::system::{IntoSystem, SyncPoint, System};
 enum Threads {
     /// On the calling thread, in plan order.
     Single,
-    /// On a rayon pool of its own.
+    /// On rayon's global pool (one worker per core), which `par_for_each` inside systems also
+    /// uses: the calling thread takes the first ready system itself, so a run pays at most the
+    /// hand-offs its parallel systems need.
+    Global,
+    /// On a rayon pool of its own; a run is installed in the pool so that `par_for_each` inside
+    /// systems stays on it too.
     Pool(rayon::ThreadPool),
 }
 
@@ -77,13 +82,17 @@ impl Default for Schedule {
 }
 
 impl Schedule {
-    /// A schedule on a pool with one worker per core (at least two).
+    /// A schedule on rayon's global pool, with one worker per core (on a one-core machine, a
+    /// pool of its own with two workers).
     pub fn new() -> Self {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        Self::with_threads(cores.max(2))
+        if rayon::current_num_threads() >= 2 {
+            Self::with(Threads::Global)
+        } else {
+            Self::with_threads(2)
+        }
     }
 
-    /// A schedule on a pool of `threads` workers (`0` or `1` means single-threaded).
+    /// A schedule on a pool of `threads` workers of its own (`0` or `1` means single-threaded).
     pub fn with_threads(threads: usize) -> Self {
         let threads = if threads <= 1 {
             Threads::Single
@@ -95,6 +104,10 @@ impl Schedule {
                 .expect("the schedule's thread pool starts");
             Threads::Pool(pool)
         };
+        Self::with(threads)
+    }
+
+    fn with(threads: Threads) -> Self {
         Self {
             systems: Vec::new(),
             timings: Vec::new(),
@@ -117,6 +130,7 @@ impl Schedule {
     pub fn threads(&self) -> usize {
         match &self.threads {
             Threads::Single => 1,
+            Threads::Global => rayon::current_num_threads(),
             Threads::Pool(pool) => pool.current_num_threads(),
         }
     }
@@ -200,51 +214,18 @@ impl Schedule {
         for cell in &mut self.systems {
             cell.get_mut().initialize(world);
         }
-        let plan = self.plan.as_ref().expect("built above");
-        let pool = match &self.threads {
-            Threads::Single => None,
-            Threads::Pool(pool) => Some(pool),
+        let run = Run {
+            plan: self.plan.as_ref().expect("built above"),
+            systems: &mut self.systems,
+            timings: &self.timings,
+            orders: &self.orders,
+            skipped: &mut self.skipped,
         };
-        let mut panic: Option<SystemPanic> = None;
-        let mut applied = 0;
-        for segment in &plan.segments {
-            if segment.exclusive {
-                let index = segment.systems[0];
-                if self.orders[index].sync_point {
-                    let upto = plan
-                        .order
-                        .iter()
-                        .position(|&i| i == index)
-                        .expect("in order");
-                    apply_commands(
-                        &mut self.systems,
-                        &plan.order[applied..upto],
-                        world,
-                        &mut self.skipped,
-                        false,
-                    );
-                    applied = upto;
-                    continue;
-                }
-                panic = run_exclusive(world, &mut self.systems[index], &self.timings[index]);
-            } else {
-                panic = run_segment(pool, world, &self.systems, segment, &self.timings);
-            }
-            if panic.is_some() {
-                break;
-            }
-        }
-        let discard = panic.is_some();
-        apply_commands(
-            &mut self.systems,
-            &plan.order[applied..],
-            world,
-            &mut self.skipped,
-            discard,
-        );
-        // Ids reserved by dropped or failed commands still become (empty) entities now, so the
-        // world has no pending reservations between runs.
-        world.flush();
+        let panic = match &self.threads {
+            Threads::Single => run.execute(world, false),
+            Threads::Global => run.execute(world, true),
+            Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
+        };
         if let Some((name, payload)) = panic {
             let message = payload
                 .downcast_ref::<&str>()
@@ -300,7 +281,7 @@ impl Schedule {
         }
         let plan = self.plan.as_ref().expect("built");
         let name = |i: usize| self.systems[i].get().name().to_owned();
-        let _ = writeln!(out, "systems ({} threads), in order:", self.threads());
+        let _ = writeln!(out, "systems, in order:");
         for (n, &i) in plan.order.iter().enumerate() {
             let access = self.systems[i].get().access();
             let list = |v: Vec<&str>| {
@@ -324,10 +305,7 @@ impl Schedule {
             let _ = writeln!(out, "  none: every system may run at the same time");
         }
         for (a, b, reason) in &plan.edges {
-            let why = match reason {
-                EdgeReason::Explicit => "explicit order".to_owned(),
-                EdgeReason::Conflict(c) => format!("conflict on `{c}`"),
-            };
+            let why = reason.to_string();
             let _ = writeln!(out, "  {} -> {}: {why}", name(*a), name(*b));
         }
         out
@@ -357,7 +335,7 @@ impl Schedule {
         for (a, b, reason) in &plan.edges {
             let label = match reason {
                 EdgeReason::Explicit => "order".to_owned(),
-                EdgeReason::Conflict(c) => c.to_string(),
+                EdgeReason::Conflict(c) | EdgeReason::ExplicitAndConflict(c) => c.to_string(),
             };
             let _ = writeln!(
                 out,
@@ -369,6 +347,63 @@ impl Schedule {
         }
         out.push_str("}\n");
         out
+    }
+}
+
+/// The parts of a schedule one run needs, borrowed apart from its thread pool.
+struct Run<'a> {
+    plan: &'a Plan,
+    systems: &'a mut [SystemCell],
+    timings: &'a [Mutex<Duration>],
+    orders: &'a [Order],
+    skipped: &'a mut Vec<CommandError>,
+}
+
+impl Run<'_> {
+    /// Runs the plan's segments in order, then applies (or, after a panic, drops) the commands
+    /// not yet applied at a sync point. Returns the first system panic.
+    fn execute(self, world: &mut World, parallel: bool) -> Option<SystemPanic> {
+        let Run {
+            plan,
+            systems,
+            timings,
+            orders,
+            skipped,
+        } = self;
+        let mut panic: Option<SystemPanic> = None;
+        let mut applied = 0;
+        for segment in &plan.segments {
+            if segment.exclusive {
+                let index = segment.systems[0];
+                if orders[index].sync_point {
+                    let upto = plan
+                        .order
+                        .iter()
+                        .position(|&i| i == index)
+                        .expect("in order");
+                    apply_commands(systems, &plan.order[applied..upto], world, skipped, false);
+                    applied = upto;
+                    continue;
+                }
+                panic = run_exclusive(world, &mut systems[index], &timings[index]);
+            } else {
+                panic = run_segment(parallel, world, systems, segment, timings);
+            }
+            if panic.is_some() {
+                break;
+            }
+        }
+        apply_commands(
+            systems,
+            &plan.order[applied..],
+            world,
+            skipped,
+            panic.is_some(),
+        );
+        // Ids reserved by dropped or failed commands still become (empty) entities now, so the
+        // world has no pending reservations between runs.
+        world.flush();
+        panic
     }
 }
 

@@ -85,6 +85,7 @@ macro_rules! function_system {
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
             fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) {
                 // Calling through a helper lets the compiler pick the `FnMut(Item..)` impl.
+                #[allow(clippy::too_many_arguments, reason = "one argument per system parameter")]
                 fn call_inner<$($P,)*>(mut f: impl FnMut($($P,)*), $($P: $P,)*) {
                     f($($P,)*)
                 }

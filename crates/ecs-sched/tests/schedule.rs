@@ -229,9 +229,10 @@ fn simulation(threads: usize) -> Schedule {
     s
 }
 
-fn snapshot(
-    world: &mut World,
-) -> Vec<(Entity, Option<Position>, Option<Velocity>, Option<Lifetime>)> {
+/// One entity's id and components, for comparing worlds.
+type Row = (Entity, Option<Position>, Option<Velocity>, Option<Lifetime>);
+
+fn snapshot(world: &mut World) -> Vec<Row> {
     let mut ids: Vec<Entity> = ecs_query::QueryExt::query::<Entity>(world).iter().collect();
     ids.sort();
     ids.into_iter()

@@ -2,8 +2,10 @@
 //! medians; prints the table and writes `results/results.{csv,json,md}`.
 //!
 //! Options: `--reps N` (repetitions, default 21), `--batch-ms N` (length of one timed batch,
-//! default 10), `--only w1,w2` (a subset of workloads), `--out DIR` (default `results/`),
-//! `--no-write`.
+//! default 10), `--only w1,w2` (a subset of workloads), `--engines ours,raw` (a subset of
+//! engines), `--out DIR` (default `results/`), `--no-write`, and `--profile N`: run each selected
+//! engine exactly `N` iterations once, untimed by the harness, for `valgrind --tool=callgrind`
+//! (instructions per iteration = the closure's cost / N).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -16,7 +18,9 @@ use ecs_compare::workloads::{Engine, WORKLOADS};
 struct Args {
     plan: Plan,
     only: Option<Vec<String>>,
+    engines: Option<Vec<String>>,
     out: Option<PathBuf>,
+    profile: Option<u64>,
 }
 
 fn parse_args() -> Args {
@@ -26,6 +30,8 @@ fn parse_args() -> Args {
             batch: Duration::from_millis(10),
         },
         only: None,
+        engines: None,
+        profile: None,
         out: Some(PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/results"
@@ -41,8 +47,10 @@ fn parse_args() -> Args {
                     Duration::from_millis(value().parse().expect("--batch-ms takes a number"));
             }
             "--only" => args.only = Some(value().split(',').map(str::to_owned).collect()),
+            "--engines" => args.engines = Some(value().split(',').map(str::to_owned).collect()),
             "--out" => args.out = Some(PathBuf::from(value())),
             "--no-write" => args.out = None,
+            "--profile" => args.profile = Some(value().parse().expect("--profile takes a number")),
             "--bench" => {} // passed by `cargo bench`
             other => panic!("unknown argument `{other}`; see the doc comment of main.rs"),
         }
@@ -64,8 +72,21 @@ fn main() {
         eprint!("{:<18} preparing", workload.name);
         let (engines, mut runs): (Vec<Engine>, Vec<_>) = Engine::ALL
             .into_iter()
+            .filter(|e| {
+                args.engines
+                    .as_ref()
+                    .is_none_or(|list| list.iter().any(|n| n == e.name()))
+            })
             .filter_map(|e| e.prepare(workload.name).map(|run| (e, run)))
             .unzip();
+        if let Some(iters) = args.profile {
+            for (engine, run) in engines.iter().zip(&mut runs) {
+                let t = run(iters);
+                eprint!(", {} {:.3} ms", engine.name(), t.as_secs_f64() * 1e3);
+            }
+            eprintln!();
+            continue;
+        }
         eprint!(", measuring {} engines", engines.len());
         let t = Instant::now();
         let measured = measure(&mut runs, args.plan);
@@ -86,6 +107,9 @@ fn main() {
     }
     let mut info = info;
     info.load_end = ecs_compare::sysinfo::load_average();
+    if args.profile.is_some() {
+        return;
+    }
     let report = Report { info, rows };
     println!("{}", report.text());
     eprintln!("total {:.0} s", started.elapsed().as_secs_f64());

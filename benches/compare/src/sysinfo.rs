@@ -14,7 +14,8 @@ pub struct SysInfo {
     pub cpus: usize,
     /// `rustc --version`.
     pub rustc: String,
-    /// `git rev-parse --short HEAD` of the repository, if any.
+    /// `git rev-parse --short HEAD` of the repository, if any, flagged when `crates/` had
+    /// uncommitted changes (they were compiled in).
     pub commit: String,
     /// `(crate, version)` of the compared engines, from this package's `Cargo.lock`.
     pub versions: Vec<(String, String)>,
@@ -76,7 +77,20 @@ impl SysInfo {
             cpu,
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             rustc: run("rustc", &["--version"]),
-            commit: run("git", &["rev-parse", "--short", "HEAD"]),
+            commit: {
+                let head = run("git", &["rev-parse", "--short", "HEAD"]);
+                // Uncommitted engine changes were compiled in too: say so.
+                let dirty = Command::new("git")
+                    .args(["diff", "--quiet", "HEAD", "--", "../../crates"])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .status()
+                    .is_ok_and(|s| s.code() == Some(1));
+                if dirty {
+                    format!("{head}+uncommitted changes in crates/")
+                } else {
+                    head
+                }
+            },
             versions,
             load_start: load_average(),
             load_end: String::new(),

@@ -1,9 +1,10 @@
 //! Stress: a system that panics inside a multi-threaded schedule run never deadlocks the
 //! executor, and the world stays consistent after every caught panic.
 //!
-//! One schedule per pool size (2, 3 and 4 workers) runs nine systems: parallel readers,
-//! chains of conflicting writers, command recorders, a `par_for_each` (a rayon job nested in
-//! the schedule's pool), a `&World` reader, a sync point and an exclusive system. Each
+//! One schedule on rayon's global pool and one per pool size (2, 3 and 4 workers) run nine
+//! systems: parallel readers, chains of conflicting writers, command recorders, a
+//! `par_for_each` (a rayon job nested in the schedule's pool), a `&World` reader, a sync point
+//! and an exclusive system. Each
 //! iteration picks a random set of systems to panic, and where: on entry, in the middle of a
 //! `for_each`, or inside a `par_for_each` task. The runs happen on a worker thread that
 //! reports progress over a channel; the test thread waits with `recv_timeout` and fails,
@@ -124,9 +125,9 @@ const NAMES: [&str; 9] = [
     "exclusive",
 ];
 
-/// Builds the stress schedule on `threads` workers.
-fn schedule(threads: usize, plan: &Arc<Plan>) -> Schedule {
-    let mut s = Schedule::with_threads(threads);
+/// Builds the stress schedule on its own pool of `threads` workers, or on rayon's global pool.
+fn schedule(threads: Option<usize>, plan: &Arc<Plan>) -> Schedule {
+    let mut s = threads.map_or_else(Schedule::new, Schedule::with_threads);
     let p = plan.clone();
     s.add_system(move |mut q: Query<(RefRW<Pos>, RefRO<Vel>)>| {
         p.enter(0);
@@ -291,7 +292,9 @@ fn census(world: &mut World) -> (usize, Vec<Entity>) {
 fn stress(iterations: u64, seed: u64, progress: mpsc::Sender<u64>) {
     quiet_intentional_panics();
     let plan = Arc::new(Plan::default());
-    let mut schedules: Vec<Schedule> = [2, 3, 4].map(|t| schedule(t, &plan)).into();
+    let mut schedules: Vec<Schedule> = [None, Some(2), Some(3), Some(4)]
+        .map(|t| schedule(t, &plan))
+        .into();
     let mut world = populated();
     let mut rng = Rng(seed);
     let mut panicked_runs = 0;
@@ -308,7 +311,7 @@ fn stress(iterations: u64, seed: u64, progress: mpsc::Sender<u64>) {
         let (populated_before, empty_before) = census(&mut world);
         assert!(empty_before.is_empty());
 
-        let schedule = &mut schedules[rng.below(3) as usize];
+        let schedule = &mut schedules[rng.below(4) as usize];
         let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
         world.check_invariants();
         let (populated_after, empty) = census(&mut world);

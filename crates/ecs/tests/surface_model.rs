@@ -756,3 +756,29 @@ fn error_paths_on_stale_and_forged_handles() {
     ]);
     run_case(WorldKind::Tiny, &ops);
 }
+
+/// A row refused only because of alignment padding must say so: the message's byte count has
+/// to exceed the chunk size it is compared with.
+#[test]
+fn oversized_row_message_counts_alignment_padding() {
+    #[repr(align(256))]
+    struct Aligned([u8; 256]);
+    let mut world = World::with_test_chunk_size(512);
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // 8 + 256 + 1 = 265 bytes, but the `u8` column starts after 256 bytes of padding.
+        world.spawn((Aligned([0; 256]), 1u8));
+    }))
+    .expect_err("one row does not fit in 512 bytes");
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
+    let needs: usize = message
+        .split("needs ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count in: {message}"));
+    assert!(
+        needs > 512,
+        "the message claims {needs} bytes do not fit in 512: {message}"
+    );
+    world.check_invariants();
+}

@@ -762,7 +762,7 @@ fn error_paths_on_stale_and_forged_handles() {
 #[test]
 fn oversized_row_message_counts_alignment_padding() {
     #[repr(align(256))]
-    struct Aligned([u8; 256]);
+    struct Aligned(#[expect(dead_code, reason = "only its size and alignment matter")] [u8; 256]);
     let mut world = World::with_test_chunk_size(512);
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // 8 + 256 + 1 = 265 bytes, but the `u8` column starts after 256 bytes of padding.

@@ -79,11 +79,12 @@ pub struct RowTooLarge {
     pub components: Vec<(&'static str, usize)>,
     /// The chunk size in bytes.
     pub chunk_size: usize,
+    /// Bytes one row needs: entity id, values and alignment padding between columns.
+    pub row_bytes: usize,
 }
 
 impl fmt::Display for RowTooLarge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let total: usize = self.components.iter().map(|c| c.1).sum();
         write!(f, "one row of (")?;
         for (i, (name, size)) in self.components.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
@@ -91,9 +92,8 @@ impl fmt::Display for RowTooLarge {
         }
         write!(
             f,
-            ") needs {} bytes with its entity id and alignment, more than a {}-byte chunk holds",
-            total + size_of::<Entity>(),
-            self.chunk_size
+            ") needs {} bytes with its entity id and alignment padding, more than a {}-byte chunk holds",
+            self.row_bytes, self.chunk_size
         )
     }
 }
@@ -121,6 +121,7 @@ impl Archetype {
         let layout = ChunkLayout::new(chunk_size, &specs).ok_or_else(|| RowTooLarge {
             components: infos.iter().map(|i| (i.name(), i.size())).collect(),
             chunk_size,
+            row_bytes: ChunkLayout::end_of(1, &specs),
         })?;
         assert!(
             infos.len() < ABSENT as usize,

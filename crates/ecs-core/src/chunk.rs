@@ -89,8 +89,9 @@ impl ChunkLayout {
         })
     }
 
-    /// The byte just past the last column when each column holds `rows` rows.
-    fn end_of(rows: usize, columns: &[ColumnSpec]) -> usize {
+    /// The byte just past the last column when each column holds `rows` rows: the chunk bytes
+    /// `rows` rows need, padding included.
+    pub fn end_of(rows: usize, columns: &[ColumnSpec]) -> usize {
         columns
             .iter()
             .filter(|c| c.size > 0)

@@ -1,7 +1,7 @@
 //! [`Schedule`]: systems, their order, and running them on a world.
 
 use std::fmt::Write as _;
-use std::panic::resume_unwind;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use ecs_core::{Components, World};
@@ -407,6 +407,9 @@ impl Run<'_> {
     }
 }
 
+/// Applies (or drops) the commands of `order`'s systems, in order. If a command panics, the
+/// commands not applied yet are dropped before the panic goes on, so none of them leaks into
+/// the next run.
 fn apply_commands(
     systems: &mut [SystemCell],
     order: &[usize],
@@ -414,8 +417,17 @@ fn apply_commands(
     skipped: &mut Vec<CommandError>,
     discard: bool,
 ) {
-    for &i in order {
-        systems[i].get_mut().apply_deferred(world, skipped, discard);
+    for (k, &i) in order.iter().enumerate() {
+        let applied = catch_unwind(AssertUnwindSafe(|| {
+            systems[i].get_mut().apply_deferred(world, skipped, discard);
+        }));
+        if let Err(payload) = applied {
+            for &j in &order[k..] {
+                systems[j].get_mut().apply_deferred(world, skipped, true);
+            }
+            world.flush();
+            resume_unwind(payload);
+        }
     }
 }
 

@@ -202,7 +202,7 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     /// One column the query reads or writes, as a shared slice.
     ///
     /// # Panics
-    /// If the query does not access `T`.
+    /// If the query does not access `T`, or takes it as optional and this chunk lacks it.
     pub fn column<T: Component>(&self) -> &[T] {
         let base = self.column_base::<T>(false);
         // SAFETY: rows `0..len` are initialised `T`s; the query's access covers `T`, and
@@ -213,7 +213,7 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     /// One column the query writes, as a mutable slice.
     ///
     /// # Panics
-    /// If the query does not write `T`.
+    /// If the query does not write `T`, or takes it as optional and this chunk lacks it.
     pub fn column_mut<T: Component>(&mut self) -> &mut [T] {
         let base = self.column_base::<T>(true);
         // SAFETY: as in `column`, with write access declared and `&mut self` exclusive.
@@ -232,10 +232,13 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
             if write { "write" } else { "access" },
             type_name::<T>()
         );
-        let col = self
-            .arch
-            .column(id.expect("checked"))
-            .expect("matched archetypes have it");
+        let Some(col) = self.arch.column(id.expect("checked")) else {
+            panic!(
+                "this chunk has no `{}` column: the query takes it as optional; use \
+                 `columns()`, which gives `Option<&[T]>` for optional elements",
+                type_name::<T>()
+            )
+        };
         self.arch.column_base(self.chunk, col).as_ptr()
     }
 }

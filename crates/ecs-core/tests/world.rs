@@ -290,3 +290,38 @@ fn invariants_hold_with_pending_reservations() {
     assert!(world.contains(r1) && world.contains(r2));
     world.check_invariants();
 }
+
+#[test]
+fn reservations_from_many_threads_are_distinct_and_all_become_live() {
+    let mut world = World::new();
+    let freed: Vec<Entity> = (0..4).map(|i| world.spawn((Health(i),))).collect();
+    for &e in &freed[..3] {
+        world.despawn(e).unwrap();
+    }
+    let per_thread = if cfg!(miri) { 3 } else { 200 };
+    let mut reserved: Vec<Entity> = std::thread::scope(|s| {
+        let world = &world;
+        let handles: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(move || {
+                    (0..per_thread)
+                        .map(|_| world.reserve_entity())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    world.flush();
+    world.check_invariants();
+    reserved.sort();
+    reserved.dedup();
+    assert_eq!(reserved.len(), 3 * per_thread, "reserved ids are distinct");
+    assert!(reserved
+        .iter()
+        .all(|&e| world.contains(e) && !freed[..3].contains(&e)));
+    assert_eq!(world.len() as usize, 1 + 3 * per_thread);
+}

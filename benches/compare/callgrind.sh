@@ -33,7 +33,7 @@ for item in $all; do
     # Inclusive cost of the harness closure = the timed iterations only (setup excluded).
     ir=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null \
       | grep -E 'harness\.rs:ecs_compare::harness::(repeat|build_each)' | head -1 \
-      | awk '{gsub(",", "", $1); print $1}')
+      | awk '{gsub(",", "", $1); print $1}' || true)
     if [[ -z "$ir" ]]; then
       row="$row — |"
     else

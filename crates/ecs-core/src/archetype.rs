@@ -224,11 +224,27 @@ impl Archetype {
         unsafe { NonNull::new_unchecked(ptr) }
     }
 
+    /// Asks the CPU to start loading the first cache lines of every column of chunk `index`
+    /// (if it exists), so a query finishing the previous chunk does not stall on the next
+    /// one's first rows: each chunk starts new memory streams the hardware prefetcher has
+    /// not seen yet.
+    #[inline]
+    pub fn prefetch_chunk(&self, index: usize) {
+        let Some(chunk) = self.chunks.get(index) else {
+            return;
+        };
+        for col in 0..self.columns.len() {
+            let base = self.column_base(chunk, col).as_ptr();
+            for line in 0..PREFETCH_LINES {
+                prefetch(base.wrapping_add(line * 64));
+            }
+        }
+    }
+
     /// Splits an archetype row into (chunk index, row in chunk).
     #[inline]
     pub fn split_row(&self, row: usize) -> (usize, usize) {
-        let cap = self.layout.capacity();
-        (row / cap, row % cap)
+        self.layout.split_row(row)
     }
 
     /// Where archetype row `row` lives: its chunk's base address and its row in that chunk.
@@ -257,6 +273,28 @@ impl Archetype {
         // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
         // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
         unsafe { addr.data.add(offset) }
+    }
+
+    /// Pointers to the cells of `cols` (at most [`MAX_BUNDLE`]) in the row at `addr`, in
+    /// order: a bundle's cells, without a heap or `SmallVec` in the way.
+    ///
+    /// # Safety
+    /// As [`Archetype::cell_at`], for every column in `cols`.
+    #[inline(always)]
+    pub(crate) unsafe fn cells(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
+        assert!(
+            cols.len() <= MAX_BUNDLE,
+            "a bundle has at most {MAX_BUNDLE} components"
+        );
+        let mut ptrs = [NonNull::dangling(); MAX_BUNDLE];
+        for (p, &c) in ptrs.iter_mut().zip(cols) {
+            // SAFETY: forwarded caller contract.
+            *p = unsafe { self.cell_at(addr, c as usize) };
+        }
+        RowCells {
+            ptrs,
+            len: cols.len(),
+        }
     }
 
     /// Pointer to the value of column `col` at archetype row `row`.
@@ -548,6 +586,40 @@ impl Archetype {
             "{:?}: spare chunk holds rows",
             self.id
         );
+    }
+}
+
+/// Cache lines per column that [`Archetype::prefetch_chunk`] requests.
+const PREFETCH_LINES: usize = 4;
+
+/// A prefetch hint; never faults, whatever the address.
+#[inline(always)]
+fn prefetch(ptr: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `prefetch` is a hint that never dereferences or faults, for any address; SSE
+    // is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = ptr;
+}
+
+/// The most components one bundle (a tuple) can hold.
+pub(crate) const MAX_BUNDLE: usize = 12;
+
+/// The cell pointers [`Archetype::cells`] returns; derefs to a slice.
+pub(crate) struct RowCells {
+    ptrs: [NonNull<u8>; MAX_BUNDLE],
+    len: usize,
+}
+
+impl std::ops::Deref for RowCells {
+    type Target = [NonNull<u8>];
+
+    #[inline(always)]
+    fn deref(&self) -> &[NonNull<u8>] {
+        &self.ptrs[..self.len]
     }
 }
 

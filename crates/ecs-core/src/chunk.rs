@@ -41,6 +41,7 @@ pub struct ChunkLayout {
     chunk_size: usize,
     align: usize,
     capacity: usize,
+    by_capacity: FastDiv,
     offsets: Box<[usize]>,
     sizes: Box<[usize]>,
 }
@@ -84,6 +85,7 @@ impl ChunkLayout {
             chunk_size,
             align,
             capacity,
+            by_capacity: FastDiv::new(capacity as u32),
             offsets: offsets.into(),
             sizes: columns.iter().map(|c| c.size).collect(),
         })
@@ -104,6 +106,15 @@ impl ChunkLayout {
     #[inline]
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// `(row / capacity, row % capacity)`: which chunk an archetype row is in, and where.
+    /// Entity lookups and row moves do this constantly, so it avoids a hardware division.
+    #[inline(always)]
+    pub fn split_row(&self, row: usize) -> (usize, usize) {
+        debug_assert!(row <= u32::MAX as usize, "archetype rows are u32");
+        let (q, r) = self.by_capacity.div_rem(row as u32);
+        (q as usize, r as usize)
     }
 
     /// Bytes per chunk.
@@ -144,6 +155,35 @@ impl ChunkLayout {
 
     fn alloc_layout(&self) -> Layout {
         Layout::from_size_align(self.chunk_size, self.align).expect("chunk layout is valid")
+    }
+}
+
+/// Division by a fixed non-zero `u32` with multiplications instead of a `div` instruction,
+/// exact for every `u32` numerator (Lemire, Kaser and Kurz, "Faster remainder by direct
+/// computation", 2019: with `m = ceil(2^64 / d)`, `n / d = (m * n) >> 64` for 32-bit `n`, `d`).
+#[derive(Clone, Copy, Debug)]
+struct FastDiv {
+    m: u64,
+    d: u32,
+}
+
+impl FastDiv {
+    fn new(d: u32) -> Self {
+        assert!(d > 0, "division by zero");
+        // For d == 1 the wrapping add gives m == 0; `div_rem` special-cases it.
+        Self {
+            m: (u64::MAX / u64::from(d)).wrapping_add(1),
+            d,
+        }
+    }
+
+    #[inline(always)]
+    fn div_rem(self, n: u32) -> (u32, u32) {
+        if self.d == 1 {
+            return (n, 0);
+        }
+        let q = ((u128::from(self.m) * u128::from(n)) >> 64) as u32;
+        (q, n - q * self.d)
     }
 }
 
@@ -303,6 +343,29 @@ mod tests {
         for cols in cases {
             let layout = ChunkLayout::new(CHUNK_SIZE, cols).expect("fits");
             assert_sound(&layout, cols);
+        }
+    }
+
+    #[test]
+    fn fast_division_is_exact() {
+        let probes = [
+            0u32,
+            1,
+            2,
+            3,
+            511,
+            512,
+            513,
+            1 << 20,
+            u32::MAX / 3,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        for d in (1..=2100).chain([65_535, 131_072, 1 << 31, u32::MAX]) {
+            let div = FastDiv::new(d);
+            for n in probes.into_iter().chain((0..3000).map(|i| i * 7919)) {
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
         }
     }
 

@@ -13,8 +13,6 @@ use std::any::type_name;
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64 as StdAtomicU64;
 
-use smallvec::SmallVec;
-
 use crate::archetype::{copy_value, Archetype, ArchetypeId};
 use crate::bundle::Bundle;
 use crate::chunk::CHUNK_SIZE;
@@ -149,9 +147,8 @@ impl World {
         });
         arch.push_row(entity, tick);
         let at = arch.addr(row);
-        let cells: SmallVec<[NonNull<u8>; 12]> =
-            // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
-            edge.bundle_cols.iter().map(|&c| unsafe { arch.cell_at(at, c as usize) }).collect();
+        // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
+        let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
         // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
         // (the edge maps tuple positions to the target's columns).
         unsafe { bundle.write_row(&cells, 0) };
@@ -174,10 +171,15 @@ impl World {
     }
 
     /// Turns every reserved id into a live, empty entity.
+    #[inline]
     pub fn flush(&mut self) {
-        if !self.entities.needs_flush() {
-            return;
+        if self.entities.needs_flush() {
+            self.flush_reserved();
         }
+    }
+
+    #[cold]
+    fn flush_reserved(&mut self) {
         let tick = self.change_tick();
         let empty = &mut self.archetypes.as_mut_slice()[ArchetypeId::EMPTY.index()];
         self.entities.flush(|entity| {
@@ -244,9 +246,8 @@ impl World {
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
             let at = arch.addr(src_row);
-            let cells: SmallVec<[NonNull<u8>; 12]> =
-                // SAFETY: `src_row < len` (invariant 2); the columns belong to this archetype.
-                edge.bundle_cols.iter().map(|&c| unsafe { arch.cell_at(at, c as usize) }).collect();
+            // SAFETY: `src_row < len` (invariant 2); the columns belong to this archetype.
+            let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
             // SAFETY: every element is present (`target == source`), so each cell holds an
             // initialised value of its type, and `overwrite` is all `true`.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
@@ -269,9 +270,8 @@ impl World {
                     copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
-            let cells: SmallVec<[NonNull<u8>; 12]> =
-                // SAFETY: `dst_row` is in range; the columns belong to `dst`.
-                edge.bundle_cols.iter().map(|&c| unsafe { dst.cell_at(to, c as usize) }).collect();
+            // SAFETY: `dst_row` is in range; the columns belong to `dst`.
+            let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
             // `overwrite` says so); the others are fresh and uninitialised.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
@@ -362,9 +362,8 @@ impl World {
                 }
             }
         }
-        let cells: SmallVec<[NonNull<u8>; 12]> =
-            // SAFETY: `src_row < len`; the columns belong to `src`.
-            bundle_cols.iter().map(|&c| unsafe { src.cell_at(from, c as usize) }).collect();
+        // SAFETY: `src_row < len`; the columns belong to `src`.
+        let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the
         // source row is treated as moved-out right after.
         let values = unsafe { B::read(&cells) };

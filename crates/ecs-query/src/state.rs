@@ -261,10 +261,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let archetypes = world.archetypes();
         for id in &self.matched {
             let arch = &archetypes[id.index()];
-            for chunk in arch.chunks() {
+            for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
+                arch.prefetch_chunk(i + 1);
                 // SAFETY: `arch` matches (invariant 1) and owns `chunk`.
                 let mut fetch = unsafe { Q::fetch(&self.query, arch, chunk, tick) };
                 for row in 0..chunk.len() {

@@ -171,6 +171,30 @@ impl Run<'_> {
     }
 }
 
+/// Whether running `segment` on the pool is likely to pay for its thread hand-offs: judged from
+/// the systems' times in the last run, parallelism can save at most the time of all systems
+/// but the longest. A segment with a system that has not run yet is tried in parallel.
+pub(crate) fn worth_parallel(
+    segment: &Segment,
+    timings: &[Mutex<Duration>],
+    threshold: Duration,
+) -> bool {
+    if segment.exclusive || segment.systems.len() < 2 {
+        return false;
+    }
+    let mut total = Duration::ZERO;
+    let mut longest = Duration::ZERO;
+    for &i in &segment.systems {
+        let t = *timings[i].lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_zero() {
+            return true;
+        }
+        total += t;
+        longest = longest.max(t);
+    }
+    total - longest > threshold
+}
+
 /// Runs the non-exclusive `segment` and returns the first system panic, if any. Systems that
 /// are running when a panic happens finish; systems not yet started are skipped.
 pub(crate) fn run_segment(

@@ -7,10 +7,13 @@ use std::time::Duration;
 use ecs_core::{Components, World};
 
 use crate::error::{CommandError, ScheduleError};
-use crate::executor::{run_exclusive, run_segment, SystemCell, SystemPanic};
+use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
 use crate::graph::{self, EdgeReason, NodeInfo, Plan};
 use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
+
+/// Default of [`Schedule::set_inline_threshold`]: about what waking a worker costs here.
+const DEFAULT_INLINE_BELOW: Duration = Duration::from_micros(20);
 
 /// How a schedule runs its systems.
 enum Threads {
@@ -73,6 +76,7 @@ pub struct Schedule {
     threads: Threads,
     skipped: Vec<CommandError>,
     sync_points: usize,
+    inline_below: Duration,
 }
 
 impl Default for Schedule {
@@ -117,6 +121,7 @@ impl Schedule {
             threads,
             skipped: Vec::new(),
             sync_points: 0,
+            inline_below: DEFAULT_INLINE_BELOW,
         }
     }
 
@@ -124,6 +129,14 @@ impl Schedule {
     /// it yields the same results as the pool).
     pub fn single_threaded() -> Self {
         Self::with_threads(1)
+    }
+
+    /// Segments whose parallel run could save at most `threshold` (judged from the systems'
+    /// times in the last run) run on the calling thread instead: a thread hand-off costs
+    /// microseconds, more than tiny systems gain. `Duration::ZERO` always uses the pool. The
+    /// default is 20 µs. Either way the result is the same; only the timing changes.
+    pub fn set_inline_threshold(&mut self, threshold: Duration) {
+        self.inline_below = threshold;
     }
 
     /// Worker threads (1 when single-threaded).
@@ -214,8 +227,15 @@ impl Schedule {
         for cell in &mut self.systems {
             cell.get_mut().initialize(world);
         }
+        let plan = self.plan.as_ref().expect("built above");
+        let inline_below = self.inline_below;
+        let any_parallel = plan
+            .segments
+            .iter()
+            .any(|s| worth_parallel(s, &self.timings, inline_below));
         let run = Run {
-            plan: self.plan.as_ref().expect("built above"),
+            plan,
+            inline_below,
             systems: &mut self.systems,
             timings: &self.timings,
             orders: &self.orders,
@@ -224,6 +244,7 @@ impl Schedule {
         let panic = match &self.threads {
             Threads::Single => run.execute(world, false),
             Threads::Global => run.execute(world, true),
+            Threads::Pool(_) if !any_parallel => run.execute(world, false),
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
         if let Some((name, payload)) = panic {
@@ -353,6 +374,7 @@ impl Schedule {
 /// The parts of a schedule one run needs, borrowed apart from its thread pool.
 struct Run<'a> {
     plan: &'a Plan,
+    inline_below: Duration,
     systems: &'a mut [SystemCell],
     timings: &'a [Mutex<Duration>],
     orders: &'a [Order],
@@ -365,6 +387,7 @@ impl Run<'_> {
     fn execute(self, world: &mut World, parallel: bool) -> Option<SystemPanic> {
         let Run {
             plan,
+            inline_below,
             systems,
             timings,
             orders,
@@ -387,6 +410,7 @@ impl Run<'_> {
                 }
                 panic = run_exclusive(world, &mut systems[index], &timings[index]);
             } else {
+                let parallel = parallel && worth_parallel(segment, timings, inline_below);
                 panic = run_segment(parallel, world, systems, segment, timings);
             }
             if panic.is_some() {

@@ -222,6 +222,8 @@ fn simulation(threads: usize) -> Schedule {
         q.for_each(|v| v.0 *= 1.01);
     }
     let mut s = Schedule::with_threads(threads);
+    // Tiny systems would otherwise run inline after the first frame; keep the pool busy.
+    s.set_inline_threshold(Duration::ZERO);
     s.add_system(movement);
     s.add_system(expire);
     s.add_system(spawner);

@@ -98,27 +98,56 @@ pub struct Location {
     pub row: u32,
 }
 
-impl Location {
-    /// The location of a slot that holds no live entity.
-    const VACANT: Self = Self {
-        archetype: ArchetypeId::INVALID,
-        row: u32::MAX,
-    };
-}
-
-/// One slot of the entity table.
+/// One slot of the entity table: 8 bytes.
+///
+/// A live slot does not store its generation: the entity id in the row it points at does (the
+/// chunk's entity column), so the world checks a handle against that. A vacant slot stores the
+/// generation its next entity gets.
 #[derive(Clone, Copy)]
 struct Slot {
-    /// Generation of the live entity, or of the next entity to use this slot.
-    generation: NonZeroU32,
-    /// `Location::VACANT` unless a live entity occupies the slot.
-    location: Location,
+    /// `ArchetypeId::INVALID` unless a live entity occupies the slot.
+    archetype: ArchetypeId,
+    /// Live: the entity's row in `archetype`. Vacant: the next entity's generation (non-zero).
+    word: u32,
+}
+
+impl Slot {
+    #[inline]
+    fn is_live(self) -> bool {
+        self.archetype != ArchetypeId::INVALID
+    }
+
+    /// The generation a vacant slot hands out next.
+    #[inline]
+    fn next_generation(self) -> NonZeroU32 {
+        debug_assert!(!self.is_live());
+        NonZeroU32::new(self.word).expect("a vacant slot holds a non-zero generation")
+    }
+
+    fn vacant(generation: NonZeroU32) -> Self {
+        Self {
+            archetype: ArchetypeId::INVALID,
+            word: generation.get(),
+        }
+    }
+
+    fn live(location: Location) -> Self {
+        Self {
+            archetype: location.archetype,
+            word: location.row,
+        }
+    }
 }
 
 /// The entity table: slots, free list and the atomic reservation cursor.
 ///
+/// The table maps an index to a location; whether a handle's *generation* is current is
+/// answered by the entity id stored in that location's row (see [`Slot`]), which keeps the
+/// table at 8 bytes per entity. [`World::location`](crate::World::location) does that check.
+///
 /// # Invariants
-/// 1. A slot is live iff its location is not `VACANT`; `live` counts the live slots.
+/// 1. A slot is live iff its archetype is not `INVALID`; `live` counts the live slots. A live
+///    slot's row holds, in the storage, the entity id whose index is the slot's.
 /// 2. When no reservation is pending, `free_cursor == free.len()`, and `free` lists exactly the
 ///    vacant, unretired slots, each once.
 /// 3. A slot is retired when an entity of generation `u32::MAX` is freed: it stays vacant at
@@ -159,19 +188,15 @@ impl Entities {
         self.live == 0
     }
 
-    /// Where `entity` lives, if it is live and the handle is current.
+    /// Where the live entity in slot `index` is, whatever the generation a handle asks for:
+    /// the caller compares the handle with the entity id stored at that location.
     #[inline]
-    pub fn get(&self, entity: Entity) -> Option<Location> {
-        let slot = self.slots.get(entity.index as usize)?;
-        (slot.generation == entity.generation && slot.location.archetype != ArchetypeId::INVALID)
-            .then_some(slot.location)
-    }
-
-    /// The live entity at `index`, whatever its generation.
-    pub fn resolve_index(&self, index: u32) -> Option<Entity> {
-        let slot = self.slots.get(index as usize)?;
-        (slot.location.archetype != ArchetypeId::INVALID)
-            .then(|| Entity::new(index, slot.generation))
+    pub fn locate(&self, index: u32) -> Option<Location> {
+        let slot = *self.slots.get(index as usize)?;
+        slot.is_live().then_some(Location {
+            archetype: slot.archetype,
+            row: slot.word,
+        })
     }
 
     /// Hands out an id through a shared reference; it becomes live at the next `flush`.
@@ -182,7 +207,7 @@ impl Entities {
         let n = self.free_cursor.fetch_sub(1, Ordering::Relaxed);
         if n > 0 {
             let index = self.free[n as usize - 1];
-            Entity::new(index, self.slots[index as usize].generation)
+            Entity::new(index, self.slots[index as usize].next_generation())
         } else {
             let index = self.slots.len() as i64 - n;
             assert!(
@@ -199,14 +224,15 @@ impl Entities {
         self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
     }
 
-    /// Makes every reserved id live, calling `place` for each to give it a location.
+    /// Makes every reserved id live, calling `place` for each to give it a location (and to
+    /// store its id there, invariant 1).
     pub fn flush(&mut self, mut place: impl FnMut(Entity) -> Location) {
         let cursor = self.free_cursor.load(Ordering::Relaxed);
         let first_unreserved = cursor.max(0) as usize;
         for i in first_unreserved..self.free.len() {
             let index = self.free[i];
-            let entity = Entity::new(index, self.slots[index as usize].generation);
-            self.slots[index as usize].location = place(entity);
+            let entity = Entity::new(index, self.slots[index as usize].next_generation());
+            self.slots[index as usize] = Slot::live(place(entity));
             self.live += 1;
         }
         self.free.truncate(first_unreserved);
@@ -216,10 +242,7 @@ impl Entities {
             for _ in 0..fresh {
                 let entity = Entity::new(self.slots.len() as u32, FIRST_GENERATION);
                 let location = place(entity);
-                self.slots.push(Slot {
-                    generation: FIRST_GENERATION,
-                    location,
-                });
+                self.slots.push(Slot::live(location));
                 self.live += 1;
             }
         }
@@ -227,7 +250,8 @@ impl Entities {
             .store(self.free.len() as i64, Ordering::Relaxed);
     }
 
-    /// Allocates a live entity at `location`. Requires no pending reservations.
+    /// Allocates a live entity at `location`; the caller stores its id there (invariant 1).
+    /// Requires no pending reservations.
     #[inline]
     pub fn alloc(&mut self, location: Location) -> Entity {
         debug_assert!(!self.needs_flush(), "alloc with pending reservations");
@@ -236,18 +260,16 @@ impl Entities {
             self.free_cursor
                 .store(self.free.len() as i64, Ordering::Relaxed);
             let slot = &mut self.slots[index as usize];
-            slot.location = location;
-            Entity::new(index, slot.generation)
+            let generation = slot.next_generation();
+            *slot = Slot::live(location);
+            Entity::new(index, generation)
         } else {
             let index = self.slots.len();
             assert!(
                 index < u32::MAX as usize,
                 "entity ids exhausted: more than u32::MAX slots"
             );
-            self.slots.push(Slot {
-                generation: FIRST_GENERATION,
-                location,
-            });
+            self.slots.push(Slot::live(location));
             Entity::new(index as u32, FIRST_GENERATION)
         }
     }
@@ -258,67 +280,52 @@ impl Entities {
         self.slots.reserve(fresh);
     }
 
-    /// Frees a live entity, returning where it was. Requires no pending reservations.
-    pub fn free(&mut self, entity: Entity) -> Option<Location> {
+    /// Frees `entity`, which the caller has checked is live (its id is stored at its slot's
+    /// location). Requires no pending reservations.
+    pub fn free(&mut self, entity: Entity) {
         debug_assert!(!self.needs_flush(), "free with pending reservations");
-        let location = self.get(entity)?;
         let slot = &mut self.slots[entity.index as usize];
-        slot.location = Location::VACANT;
+        debug_assert!(slot.is_live(), "freeing the vacant slot {}", entity.index);
         self.live -= 1;
         // A slot that cannot take a new generation is retired (invariant 3).
-        if let Some(next) = slot.generation.checked_add(1) {
-            slot.generation = next;
-            self.free.push(entity.index);
-            self.free_cursor
-                .store(self.free.len() as i64, Ordering::Relaxed);
+        match entity.generation.checked_add(1) {
+            Some(next) => {
+                *slot = Slot::vacant(next);
+                self.free.push(entity.index);
+                self.free_cursor
+                    .store(self.free.len() as i64, Ordering::Relaxed);
+            }
+            None => *slot = Slot::vacant(entity.generation),
         }
-        Some(location)
     }
 
     /// Points a live entity at a new location.
     #[inline]
     pub fn set_location(&mut self, index: u32, location: Location) {
         let slot = &mut self.slots[index as usize];
-        debug_assert!(slot.location.archetype != ArchetypeId::INVALID);
-        slot.location = location;
-    }
-
-    /// Frees every live entity (generations bumped, so no old handle resolves).
-    pub fn clear(&mut self) {
-        debug_assert!(!self.needs_flush());
-        for index in 0..self.slots.len() {
-            if self.slots[index].location.archetype != ArchetypeId::INVALID {
-                let entity = Entity::new(index as u32, self.slots[index].generation);
-                self.free(entity);
-            }
-        }
+        debug_assert!(slot.is_live());
+        *slot = Slot::live(location);
     }
 
     /// Test hook: moves a vacant slot's generation close to the end of its range.
     #[doc(hidden)]
     pub fn set_generation_for_tests(&mut self, index: u32, generation: NonZeroU32) {
         let slot = &mut self.slots[index as usize];
-        assert_eq!(
-            slot.location,
-            Location::VACANT,
-            "only a vacant slot may be aged"
-        );
-        slot.generation = generation;
+        assert!(!slot.is_live(), "only a vacant slot may be aged");
+        *slot = Slot::vacant(generation);
     }
 
-    /// Checks invariants 1–3; `live_at` answers whether the storage holds `entity` at `loc`.
-    pub(crate) fn check(&self, mut live_at: impl FnMut(Entity, Location) -> bool) {
+    /// Checks invariants 1–3; `live_at` answers whether the storage holds the entity with
+    /// slot index `index` at `loc`.
+    pub(crate) fn check(&self, mut live_at: impl FnMut(u32, Location) -> bool) {
         // Pending reservations are fine: reserved free-list slots stay vacant and listed in
         // `free[cursor..]`, and fresh reserved indices are past `slots` until the flush.
         let mut live = 0;
         let mut on_free_list = vec![false; self.slots.len()];
         for &index in &self.free {
-            let slot = &self.slots[index as usize];
-            assert_eq!(
-                slot.location,
-                Location::VACANT,
-                "free list holds live slot {index}"
-            );
+            let slot = self.slots[index as usize];
+            assert!(!slot.is_live(), "free list holds live slot {index}");
+            assert!(slot.word != 0, "vacant slot {index} has generation 0");
             assert!(
                 !on_free_list[index as usize],
                 "slot {index} twice on the free list"
@@ -326,20 +333,22 @@ impl Entities {
             on_free_list[index as usize] = true;
         }
         for (index, slot) in self.slots.iter().enumerate() {
-            let entity = Entity::new(index as u32, slot.generation);
-            if slot.location.archetype == ArchetypeId::INVALID {
+            if slot.is_live() {
+                live += 1;
+                let loc = Location {
+                    archetype: slot.archetype,
+                    row: slot.word,
+                };
+                assert!(
+                    live_at(index as u32, loc),
+                    "slot {index} not found at {loc:?}"
+                );
+            } else {
                 // Off the free list, a vacant slot must be retired (invariant 3).
-                let retired = slot.generation.get() == u32::MAX;
+                let retired = slot.word == u32::MAX;
                 assert!(
                     retired || on_free_list[index],
                     "vacant slot {index} leaked from free list"
-                );
-            } else {
-                live += 1;
-                assert!(
-                    live_at(entity, slot.location),
-                    "{entity:?} not found at {:?}",
-                    slot.location
                 );
             }
         }
@@ -370,13 +379,12 @@ mod tests {
     fn free_bumps_generation_and_reuses() {
         let mut entities = Entities::default();
         let a = entities.alloc(somewhere());
-        assert!(entities.free(a).is_some());
-        assert!(entities.free(a).is_none(), "double free must fail");
+        entities.free(a);
+        assert!(entities.locate(a.index()).is_none());
         let b = entities.alloc(somewhere());
         assert_eq!(b.index(), a.index());
         assert_eq!(b.generation(), a.generation() + 1);
-        assert!(entities.get(a).is_none());
-        assert!(entities.get(b).is_some());
+        assert!(entities.locate(b.index()).is_some());
     }
 
     #[test]
@@ -390,7 +398,7 @@ mod tests {
         entities.free(last);
         let next = entities.alloc(somewhere());
         assert_ne!(next.index(), a.index(), "retired slot handed out again");
-        assert!(entities.get(last).is_none());
+        assert!(entities.locate(last.index()).is_none());
     }
 
     #[test]
@@ -403,14 +411,14 @@ mod tests {
         assert_eq!(r1.index(), a.index(), "free slot is reserved first");
         assert_eq!(r1.generation(), 2);
         assert_eq!(r2.index(), 1);
-        assert!(entities.get(r1).is_none());
+        assert!(entities.locate(r1.index()).is_none());
         let mut placed = Vec::new();
         entities.flush(|e| {
             placed.push(e);
             somewhere()
         });
         assert_eq!(placed, [r1, r2]);
-        assert!(entities.get(r1).is_some() && entities.get(r2).is_some());
+        assert!(entities.locate(r1.index()).is_some() && entities.locate(r2.index()).is_some());
         assert_eq!(entities.len(), 2);
         assert!(!entities.needs_flush());
     }

@@ -207,9 +207,9 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let loc = self
-            .entities
-            .free(entity)
+            .location(entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
+        self.entities.free(entity);
         let arch = &mut self.archetypes.as_mut_slice()[loc.archetype.index()];
         // SAFETY: `loc` came from the entity table, so `row < len` (invariant 2);
         // `drop_detached` follows right after.
@@ -235,8 +235,7 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let loc = self
-            .entities
-            .get(entity)
+            .location(entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
         let src_row = loc.row as usize;
         let (edge, archetypes) = self
@@ -324,8 +323,7 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let loc = self
-            .entities
-            .get(entity)
+            .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
         let src_row = loc.row as usize;
         let (edge, archetypes) = self
@@ -391,7 +389,13 @@ impl World {
     /// whose `Drop` panicked is leaked (a second panic while unwinding aborts, as in `Vec`).
     pub fn clear(&mut self) {
         self.flush();
-        self.entities.clear();
+        for arch in self.archetypes.as_slice() {
+            for chunk in arch.chunks() {
+                for &entity in chunk.entities() {
+                    self.entities.free(entity);
+                }
+            }
+        }
         // Every slot is free now, so every archetype must end up empty, even if one `Drop`
         // panics: the guard clears the archetypes after the one that panicked.
         struct ClearRest<'a>(std::slice::IterMut<'a, Archetype>);
@@ -409,7 +413,7 @@ impl World {
     /// Whether `entity` is alive. Ids reserved with `reserve_entity` count once flushed.
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.get(entity).is_some()
+        self.location(entity).is_some()
     }
 
     /// Number of live entities.
@@ -424,10 +428,14 @@ impl World {
         self.entities.is_empty()
     }
 
-    /// Where `entity` lives, if it is alive.
+    /// Where `entity` lives, if it is alive: its slot gives the row, and the entity id stored
+    /// in that row says whether the handle's generation is current.
     #[inline]
     pub fn location(&self, entity: Entity) -> Option<Location> {
-        self.entities.get(entity)
+        let loc = self.entities.locate(entity.index())?;
+        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let (chunk, r) = arch.split_row(loc.row as usize);
+        (arch.chunks()[chunk].entities()[r] == entity).then_some(loc)
     }
 
     /// Test hook: sets the generation of a vacant entity slot, so tests can reach generation
@@ -463,7 +471,7 @@ impl World {
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let ptr = self.component_ptr::<T>(entity)?;
         let tick = self.change_tick();
-        let loc = self.entities.get(entity).expect("checked by component_ptr");
+        let loc = self.location(entity).expect("checked by component_ptr");
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
         let col = arch
             .column(self.components.id::<T>().expect("registered"))
@@ -476,8 +484,7 @@ impl World {
 
     fn component_ptr<T: Component>(&self, entity: Entity) -> Result<NonNull<u8>, ComponentError> {
         let loc = self
-            .entities
-            .get(entity)
+            .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
         let missing = || ComponentError::MissingComponent {
             entity,
@@ -493,7 +500,7 @@ impl World {
     /// Whether `entity` is alive and has a `T`.
     #[inline]
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
-        let (Some(loc), Some(id)) = (self.entities.get(entity), self.components.id::<T>()) else {
+        let (Some(loc), Some(id)) = (self.location(entity), self.components.id::<T>()) else {
             return false;
         };
         self.archetypes.as_slice()[loc.archetype.index()]
@@ -625,7 +632,7 @@ impl World {
     pub fn check_invariants(&self) {
         self.archetypes.check();
         let archetypes = self.archetypes.as_slice();
-        self.entities.check(|entity, loc| {
+        self.entities.check(|index, loc| {
             let Some(arch) = archetypes.get(loc.archetype.index()) else {
                 return false;
             };
@@ -634,7 +641,7 @@ impl World {
                 return false;
             }
             let (chunk, r) = arch.split_row(row);
-            arch.chunks()[chunk].entities()[r] == entity
+            arch.chunks()[chunk].entities()[r].index() == index
         });
         let mut rows = 0usize;
         for arch in archetypes {
@@ -644,7 +651,7 @@ impl World {
                     row: row as u32,
                 };
                 assert_eq!(
-                    self.entities.get(entity),
+                    self.location(entity),
                     Some(here),
                     "row of {entity:?} is stale"
                 );

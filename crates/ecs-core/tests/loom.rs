@@ -53,7 +53,7 @@ fn reserve_concurrently(freed: usize, per_thread: usize) {
         reserved.dedup();
         assert_eq!(reserved.len(), 2 * per_thread, "reserved ids are distinct");
         for e in &reserved {
-            assert!(entities.get(*e).is_some());
+            assert!(entities.locate(e.index()).is_some());
             assert!(
                 !spawned[..freed].contains(e),
                 "a stale handle was handed out again"

@@ -361,9 +361,11 @@ mod tests {
             u32::MAX - 1,
             u32::MAX,
         ];
-        for d in (1..=2100).chain([65_535, 131_072, 1 << 31, u32::MAX]) {
+        // Miri interprets every multiplication: a sample there, the full sweep natively.
+        let (divisors, numerators) = if cfg!(miri) { (40, 50) } else { (2100, 3000) };
+        for d in (1..=divisors).chain([65_535, 131_072, 1 << 31, u32::MAX]) {
             let div = FastDiv::new(d);
-            for n in probes.into_iter().chain((0..3000).map(|i| i * 7919)) {
+            for n in probes.into_iter().chain((0..numerators).map(|i| i * 7919)) {
                 assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
         }

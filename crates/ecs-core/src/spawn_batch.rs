@@ -62,6 +62,15 @@ impl World {
 }
 
 /// The ids of a [`World::spawn_batch`], read back from the archetype's entity column.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// let batch = world.spawn_batch((0..3u32).map(|i| (i,)));
+/// assert_eq!(batch.len(), 3);
+/// let ids: Vec<_> = batch.collect();
+/// assert_eq!(world.get::<u32>(ids[2]), Ok(&2));
+/// ```
 pub struct SpawnBatch<'w> {
     world: &'w World,
     archetype: ArchetypeId,

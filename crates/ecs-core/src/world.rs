@@ -25,10 +25,24 @@ use crate::resource::Resources;
 use crate::sync::{AtomicU64, Ordering};
 
 /// Identifies one world, so that cached query state can refuse another world.
+///
+/// ```
+/// # use ecs_core::World;
+/// let world = World::new();
+/// assert_eq!(world.id(), world.id());
+/// assert_ne!(world.id(), World::new().id());
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct WorldId(u64);
 
 /// A world's current change tick, see [`World::change_tick`].
+///
+/// ```
+/// # use ecs_core::{Tick, World};
+/// let world = World::new();
+/// let tick: Tick = world.change_tick();
+/// assert!(tick >= 1);
+/// ```
 pub type Tick = u64;
 
 /// Entities, their components (in archetype chunks) and resources.
@@ -57,6 +71,13 @@ impl Default for World {
 
 impl World {
     /// An empty world with 16 KiB chunks.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// assert!(world.is_empty());
+    /// assert_eq!(world.chunk_size(), 16 * 1024);
+    /// ```
     pub fn new() -> Self {
         Self::build(CHUNK_SIZE)
     }
@@ -106,12 +127,25 @@ impl World {
     }
 
     /// This world's id.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let (a, b) = (World::new(), World::new());
+    /// assert_ne!(a.id(), b.id());
+    /// assert_eq!(a.id(), a.id());
+    /// ```
     #[inline]
     pub fn id(&self) -> WorldId {
         self.id
     }
 
     /// The chunk size in bytes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::with_chunk_size(32 * 1024).unwrap();
+    /// assert_eq!(world.chunk_size(), 32 * 1024);
+    /// ```
     pub fn chunk_size(&self) -> usize {
         self.chunk_size
     }
@@ -171,6 +205,15 @@ impl World {
     }
 
     /// Turns every reserved id into a live, empty entity.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.reserve_entity();
+    /// assert!(!world.contains(e));
+    /// world.flush();
+    /// assert!(world.contains(e));
+    /// ```
     #[inline]
     pub fn flush(&mut self) {
         if self.entities.needs_flush() {
@@ -231,6 +274,15 @@ impl World {
     ///
     /// # Panics
     /// As [`World::spawn`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert(e, (2u32, 'x')).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&2));
+    /// assert_eq!(world.get::<char>(e), Ok(&'x'));
+    /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
         let tick = self.change_tick();
@@ -297,6 +349,14 @@ impl World {
     ///
     /// # Errors
     /// As [`World::insert`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert_one(e, 'x').unwrap();
+    /// assert_eq!(world.get::<char>(e), Ok(&'x'));
+    /// ```
     pub fn insert_one<T: Component>(
         &mut self,
         entity: Entity,
@@ -387,6 +447,16 @@ impl World {
     /// If a component's `Drop` panics, the panic is passed on after every archetype has been
     /// emptied: the world is left empty and consistent, and only the rest of the archetype
     /// whose `Drop` panicked is leaked (a second panic while unwinding aborts, as in `Vec`).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert_resource(7u64);
+    /// world.clear();
+    /// assert!(world.is_empty() && !world.contains(e));
+    /// assert_eq!(world.resource::<u64>(), &7);
+    /// ```
     pub fn clear(&mut self) {
         self.flush();
         for arch in self.archetypes.as_slice() {
@@ -411,18 +481,43 @@ impl World {
     }
 
     /// Whether `entity` is alive. Ids reserved with `reserve_entity` count once flushed.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// assert!(world.contains(e));
+    /// world.despawn(e).unwrap();
+    /// assert!(!world.contains(e));
+    /// ```
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {
         self.location(entity).is_some()
     }
 
     /// Number of live entities.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn(('a',));
+    /// assert_eq!(world.len(), 2);
+    /// ```
     #[inline]
     pub fn len(&self) -> u32 {
         self.entities.len()
     }
 
     /// Whether no entity is alive.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert!(world.is_empty());
+    /// world.spawn((1u32,));
+    /// assert!(!world.is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
@@ -430,6 +525,15 @@ impl World {
 
     /// Where `entity` lives, if it is alive: its slot gives the row, and the entity id stored
     /// in that row says whether the handle's generation is current.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let loc = world.location(e).unwrap();
+    /// assert_eq!(loc.row, 0);
+    /// assert_eq!(world.archetypes()[loc.archetype.index()].len(), 1);
+    /// ```
     #[inline]
     pub fn location(&self, entity: Entity) -> Option<Location> {
         let loc = self.entities.locate(entity.index())?;
@@ -455,6 +559,14 @@ impl World {
     ///
     /// # Errors
     /// [`ComponentError::NoSuchEntity`] or [`ComponentError::MissingComponent`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((5u32,));
+    /// assert_eq!(world.get::<u32>(e), Ok(&5));
+    /// assert!(world.get::<char>(e).is_err());
+    /// ```
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
         let ptr = self.component_ptr::<T>(entity)?;
@@ -467,6 +579,14 @@ impl World {
     ///
     /// # Errors
     /// As [`World::get`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((5u32,));
+    /// *world.get_mut::<u32>(e).unwrap() += 1;
+    /// assert_eq!(world.get::<u32>(e), Ok(&6));
+    /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let ptr = self.component_ptr::<T>(entity)?;
@@ -498,6 +618,14 @@ impl World {
     }
 
     /// Whether `entity` is alive and has a `T`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((5u32,));
+    /// assert!(world.has::<u32>(e));
+    /// assert!(!world.has::<char>(e));
+    /// ```
     #[inline]
     pub fn has<T: Component>(&self, entity: Entity) -> bool {
         let (Some(loc), Some(id)) = (self.location(entity), self.components.id::<T>()) else {
@@ -509,27 +637,65 @@ impl World {
     }
 
     /// The id of `T` in this world, registering it on first use.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let id = world.register_component::<u32>();
+    /// assert_eq!(world.register_component::<u32>(), id);
+    /// assert_eq!(world.component_id::<u32>(), Some(id));
+    /// ```
     pub fn register_component<T: Component>(&mut self) -> ComponentId {
         self.components.register::<T>()
     }
 
     /// The id of `T`, if this world has seen it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert_eq!(world.component_id::<u32>(), None);
+    /// world.spawn((1u32,));
+    /// assert!(world.component_id::<u32>().is_some());
+    /// ```
     pub fn component_id<T: Component>(&self) -> Option<ComponentId> {
         self.components.id::<T>()
     }
 
     /// The component registry.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let id = world.register_component::<u32>();
+    /// assert_eq!(world.components().info(id).size(), 4);
+    /// ```
     pub fn components(&self) -> &Components {
         &self.components
     }
 
     /// The component registry, for registering types ahead of use (query states do).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let id = world.components_mut().register::<u32>();
+    /// assert_eq!(world.component_id::<u32>(), Some(id));
+    /// ```
     pub fn components_mut(&mut self) -> &mut Components {
         &mut self.components
     }
 
     /// Every archetype, indexed by [`ArchetypeId::index`]. New archetypes are only ever
     /// appended, so a cache can remember how many it has seen.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let arch = world.archetypes().iter().find(|a| a.len() == 1).unwrap();
+    /// assert_eq!(arch.signature().len(), 1);
+    /// ```
     #[inline]
     pub fn archetypes(&self) -> &[Archetype] {
         self.archetypes.as_slice()
@@ -546,6 +712,14 @@ impl World {
     // ----- change ticks ---------------------------------------------------------------------
 
     /// The world's current change tick: writes stamp it on the chunk columns they touch.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// let before = world.change_tick();
+    /// world.advance_tick();
+    /// assert_eq!(world.change_tick(), before + 1);
+    /// ```
     #[inline]
     pub fn change_tick(&self) -> Tick {
         self.change_tick.load(Ordering::Relaxed)
@@ -553,6 +727,13 @@ impl World {
 
     /// Advances the change tick and returns the value it had. A query run stamps its writes
     /// with the returned tick and remembers `returned + 1` as the start of "later".
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// let old = world.advance_tick();
+    /// assert_eq!(world.change_tick(), old + 1);
+    /// ```
     #[inline]
     pub fn advance_tick(&self) -> Tick {
         self.change_tick.fetch_add(1, Ordering::Relaxed)
@@ -561,11 +742,26 @@ impl World {
     // ----- resources ------------------------------------------------------------------------
 
     /// Inserts a resource, returning the one it replaces.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert_eq!(world.insert_resource(1u32), None);
+    /// assert_eq!(world.insert_resource(2u32), Some(1));
+    /// ```
     pub fn insert_resource<R: Send + Sync + 'static>(&mut self, value: R) -> Option<R> {
         self.resources.insert(value)
     }
 
     /// Removes a resource.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.insert_resource(1u32);
+    /// assert_eq!(world.remove_resource::<u32>(), Some(1));
+    /// assert!(!world.contains_resource::<u32>());
+    /// ```
     pub fn remove_resource<R: Send + Sync + 'static>(&mut self) -> Option<R> {
         self.resources.remove()
     }
@@ -574,6 +770,13 @@ impl World {
     ///
     /// # Panics
     /// If there is no `R`; the message names the type.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.insert_resource(3u32);
+    /// assert_eq!(*world.resource::<u32>(), 3);
+    /// ```
     #[track_caller]
     pub fn resource<R: Send + Sync + 'static>(&self) -> &R {
         self.resources
@@ -585,6 +788,14 @@ impl World {
     ///
     /// # Panics
     /// If there is no `R`; the message names the type.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.insert_resource(3u32);
+    /// *world.resource_mut::<u32>() += 1;
+    /// assert_eq!(*world.resource::<u32>(), 4);
+    /// ```
     #[track_caller]
     pub fn resource_mut<R: Send + Sync + 'static>(&mut self) -> &mut R {
         self.resources
@@ -593,21 +804,53 @@ impl World {
     }
 
     /// Shared access to a resource, `None` if absent.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert_eq!(world.get_resource::<u32>(), None);
+    /// world.insert_resource(3u32);
+    /// assert_eq!(world.get_resource::<u32>(), Some(&3));
+    /// ```
     pub fn get_resource<R: Send + Sync + 'static>(&self) -> Option<&R> {
         self.resources.get()
     }
 
     /// Exclusive access to a resource, `None` if absent.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.insert_resource(3u32);
+    /// *world.get_resource_mut::<u32>().unwrap() = 9;
+    /// assert_eq!(world.get_resource::<u32>(), Some(&9));
+    /// ```
     pub fn get_resource_mut<R: Send + Sync + 'static>(&mut self) -> Option<&mut R> {
         self.resources.get_mut()
     }
 
     /// Whether an `R` is present.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert!(!world.contains_resource::<u32>());
+    /// world.insert_resource(3u32);
+    /// assert!(world.contains_resource::<u32>());
+    /// ```
     pub fn contains_resource<R: Send + Sync + 'static>(&self) -> bool {
         self.resources.contains::<R>()
     }
 
     /// The resource table, for schedulers (see [`Resources::get_ptr`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.insert_resource(3u32);
+    /// assert_eq!(world.resources().len(), 1);
+    /// assert_eq!(world.resources().get::<u32>(), Some(&3));
+    /// ```
     pub fn resources(&self) -> &Resources {
         &self.resources
     }
@@ -615,6 +858,15 @@ impl World {
     // ----- reports --------------------------------------------------------------------------
 
     /// Per-archetype chunk usage; `Display` prints it as a table.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let layout = world.layout();
+    /// assert_eq!(layout.archetypes.len(), 1);
+    /// assert_eq!(layout.archetypes[0].entities, 1);
+    /// ```
     pub fn layout(&self) -> WorldLayout {
         WorldLayout::of(self.archetypes.as_slice(), self.chunk_size)
     }

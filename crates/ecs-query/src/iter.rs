@@ -35,6 +35,16 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
 /// # Invariants
 /// 1. `fetch` is `Some` and was fetched from the chunk being walked whenever `row < len`.
 /// 2. Every row of every passing chunk of every matched archetype is yielded once.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// world.spawn_batch((0..5u32).map(|i| (i,))).for_each(drop);
+/// let iter = world.query::<RefRO<u32>>().iter();
+/// assert_eq!(iter.len(), 5);
+/// assert_eq!(iter.max(), Some(&4));
+/// ```
 pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
     archetypes: &'w [Archetype],
     state: StateRef<'s, Q, F>,
@@ -143,6 +153,19 @@ impl<Q: WorldQuery, F: QueryFilter> FusedIterator for QueryIter<'_, '_, Q, F> {}
 
 /// One chunk of a `for_each_chunk` run: the entity slice and the query's column slices, all of
 /// the chunk's length and aligned row by row.
+///
+/// ```
+/// # use ecs_core::{Entity, World};
+/// # use ecs_query::{QueryExt, RefRW};
+/// let mut world = World::new();
+/// let e = world.spawn((1u32,));
+/// world.query::<(Entity, RefRW<u32>)>().for_each_chunk(|mut view| {
+///     let (ids, nums) = view.columns();
+///     assert_eq!(ids, [e]);
+///     nums[0] = 2;
+/// });
+/// assert_eq!(world.get::<u32>(e), Ok(&2));
+/// ```
 pub struct ChunkView<'w, Q: WorldQuery> {
     world: &'w World,
     access: &'w Access,
@@ -177,22 +200,58 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     }
 
     /// Rows in this chunk.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..3u32).map(|i| (i,))).for_each(drop);
+    /// world.query::<RefRO<u32>>().for_each_chunk(|view| assert_eq!(view.len(), 3));
+    /// ```
     pub fn len(&self) -> usize {
         self.chunk.len()
     }
 
     /// Whether the chunk has no row (never, for a view handed out by a query).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.query::<RefRO<u32>>().for_each_chunk(|view| assert!(!view.is_empty()));
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.chunk.is_empty()
     }
 
     /// The entity ids, row by row.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.query::<RefRO<u32>>().for_each_chunk(|view| assert_eq!(view.entities(), [e]));
+    /// ```
     pub fn entities(&self) -> &'w [Entity] {
         self.chunk.entities()
     }
 
     /// All of the query's columns as slices (`RefRW<T>` gives `&mut [T]`, `RefRO<T>` gives
     /// `&[T]`, `Entity` gives `&[Entity]`, options give `Option<..>`), borrowed from the view.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32, 10u64));
+    /// world.query::<(RefRW<u32>, RefRO<u64>)>().for_each_chunk(|mut view| {
+    ///     let (a, b) = view.columns();
+    ///     a[0] += b[0] as u32;
+    /// });
+    /// assert_eq!(world.get::<u32>(e), Ok(&11));
+    /// ```
     pub fn columns(&mut self) -> Q::Slice<'_> {
         // SAFETY: the view holds the query's access to this chunk (constructor contract), and
         // `&mut self` keeps the slices from being handed out twice at once.
@@ -203,6 +262,14 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     ///
     /// # Panics
     /// If the query does not access `T`, or takes it as optional and this chunk lacks it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((4u32,));
+    /// world.query::<RefRO<u32>>().for_each_chunk(|view| assert_eq!(view.column::<u32>(), [4]));
+    /// ```
     pub fn column<T: Component>(&self) -> &[T] {
         let base = self.column_base::<T>(false);
         // SAFETY: rows `0..len` are initialised `T`s; the query's access covers `T`, and
@@ -214,6 +281,15 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     ///
     /// # Panics
     /// If the query does not write `T`, or takes it as optional and this chunk lacks it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((4u32,));
+    /// world.query::<RefRW<u32>>().for_each_chunk(|mut view| view.column_mut::<u32>()[0] = 9);
+    /// assert_eq!(world.get::<u32>(e), Ok(&9));
+    /// ```
     pub fn column_mut<T: Component>(&mut self) -> &mut [T] {
         let base = self.column_base::<T>(true);
         // SAFETY: as in `column`, with write access declared and `&mut self` exclusive.

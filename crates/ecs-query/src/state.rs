@@ -26,6 +26,15 @@ use crate::iter::{ChunkView, QueryIter};
 /// 1. `matched` lists, in id order, exactly the archetypes among the first `archetypes_seen`
 ///    of world `world_id` that match `required`, `excluded`, `Q::matches` and `F::matches`.
 /// 2. `access` is what `Q` and `F` declare, and declares no alias (checked in `new`).
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryState, RefRO};
+/// let mut world = World::new();
+/// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+/// world.spawn((3u32,));
+/// assert_eq!(state.iter(&world).copied().collect::<Vec<_>>(), [3]);
+/// ```
 pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     world_id: WorldId,
     pub(crate) query: Q::State,
@@ -75,6 +84,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Errors
     /// If the query aliases itself.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
+    /// let mut world = World::new();
+    /// let q = <(RefRW<u32>, RefRO<char>)>::init_state(world.components_mut());
+    /// let access = QueryState::<(RefRW<u32>, RefRO<char>)>::compute_access(&q, &(), world.components()).unwrap();
+    /// let u32_id = world.component_id::<u32>().unwrap();
+    /// assert!(access.access.writes().contains(u32_id));
+    /// assert!(access.required.contains(u32_id));
+    /// ```
     pub fn compute_access(
         query: &Q::State,
         filter: &F::State,
@@ -89,21 +109,61 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// What the query reads and writes, with its archetype masks.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, Without};
+    /// let mut world = World::new();
+    /// let state = QueryState::<RefRO<u32>, Without<char>>::new(&mut world);
+    /// let char_id = world.component_id::<char>().unwrap();
+    /// assert!(state.access().excluded.contains(char_id));
+    /// ```
     pub fn access(&self) -> &FilteredAccess {
         &self.access
     }
 
     /// Components read and written.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, RefRW};
+    /// let mut world = World::new();
+    /// let state = QueryState::<(RefRW<u32>, RefRO<char>)>::new(&mut world);
+    /// let (u, c) = (world.component_id::<u32>().unwrap(), world.component_id::<char>().unwrap());
+    /// assert!(state.component_access().writes().contains(u));
+    /// assert!(state.component_access().reads().contains(c));
+    /// ```
     pub fn component_access(&self) -> &Access {
         &self.access.access
     }
 
     /// The archetypes matched so far, in id order.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn((2u32, 'a'));
+    /// world.spawn(('b',));
+    /// let state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(state.matched_archetypes().len(), 2);
+    /// ```
     pub fn matched_archetypes(&self) -> &[ArchetypeId] {
         &self.matched
     }
 
     /// Whether an archetype with `signature` matches.
+    ///
+    /// ```
+    /// # use ecs_core::{Signature, World};
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// let id = world.component_id::<u32>().unwrap();
+    /// assert!(state.matches_signature(&Signature::from_ids([id])));
+    /// assert!(!state.matches_signature(&Signature::new()));
+    /// ```
     pub fn matches_signature(&self, signature: &Signature) -> bool {
         signature.is_superset(&self.access.required)
             && signature.is_disjoint(&self.access.excluded)
@@ -115,6 +175,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Panics
     /// If `world` is not the world this state was built for.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// world.spawn((1u32,));
+    /// assert!(state.matched_archetypes().is_empty());
+    /// state.update_archetypes(&world);
+    /// assert_eq!(state.matched_archetypes().len(), 1);
+    /// ```
     pub fn update_archetypes(&mut self, world: &World) {
         assert!(
             world.id() == self.world_id,
@@ -147,6 +218,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     // ----- safe entry points ----------------------------------------------------------------
 
     /// Iterates a read-only query through a shared world.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn((2u32,));
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(state.iter(&world).sum::<u32>(), 3);
+    /// ```
     pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
     where
         Q: ReadOnlyQuery,
@@ -156,24 +237,66 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Iterates, with write access, through an exclusive world borrow.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// state.iter_mut(&mut world).for_each(|n| *n += 1);
+    /// assert_eq!(world.get::<u32>(e), Ok(&2));
+    /// ```
     pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
         // SAFETY: `&mut World` excludes every other access; the iterator yields each row once.
         unsafe { self.iter_unchecked(world) }
     }
 
     /// Calls `f` on every matched entity; an internal loop over each chunk's columns.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// state.for_each(&mut world, |n| *n *= 5);
+    /// assert_eq!(world.get::<u32>(e), Ok(&5));
+    /// ```
     pub fn for_each(&mut self, world: &mut World, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: `&mut World` excludes every other access.
         unsafe { self.for_each_unchecked(world, f) }
     }
 
     /// Calls `f` once per matched chunk with a view of its column slices.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..10u32).map(|i| (i,))).for_each(drop);
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// let mut rows = 0;
+    /// state.for_each_chunk(&mut world, |mut view| rows += view.columns().len());
+    /// assert_eq!(rows, 10);
+    /// ```
     pub fn for_each_chunk(&mut self, world: &mut World, f: impl FnMut(ChunkView<'_, Q>)) {
         // SAFETY: `&mut World` excludes every other access.
         unsafe { self.for_each_chunk_unchecked(world, f) }
     }
 
     /// Calls `f` on every matched entity from rayon's pool, split into row ranges of chunks.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, RefRW};
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100u32).map(|i| (i,))).for_each(drop);
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// state.par_for_each(&mut world, |n| *n += 1);
+    /// let mut read = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(read.iter(&world).sum::<u32>(), (1..=100).sum());
+    /// ```
     pub fn par_for_each(&mut self, world: &mut World, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         // SAFETY: `&mut World` excludes every other access.
         unsafe { self.par_for_each_unchecked(world, f) }
@@ -183,6 +306,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Errors
     /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let other = world.spawn(('x',));
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(state.get(&world, e), Ok(&7));
+    /// assert!(state.get(&world, other).is_err());
+    /// ```
     pub fn get<'w>(&mut self, world: &'w World, entity: Entity) -> Result<Q::Item<'w>, QueryError>
     where
         Q: ReadOnlyQuery,
@@ -195,6 +329,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Errors
     /// As [`QueryState::get`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// *state.get_mut(&mut world, e).unwrap() = 8;
+    /// assert_eq!(world.get::<u32>(e), Ok(&8));
+    /// ```
     pub fn get_mut<'w>(
         &mut self,
         world: &'w mut World,
@@ -206,6 +350,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
 
     /// Number of matched entities: O(matched chunks), touching no column. Does not count as a
     /// run (the change tick stays).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, With};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// let mut state = QueryState::<RefRO<u32>, With<char>>::new(&mut world);
+    /// assert_eq!(state.count(&world), 1);
+    /// ```
     pub fn count(&mut self, world: &World) -> usize {
         self.update_archetypes(world);
         let archetypes = world.archetypes();
@@ -230,6 +384,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// While the iterator or its items live, nothing else accesses the components this query
     /// writes, and nothing writes the components it reads (as a scheduler proves with access
     /// sets).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// // SAFETY: nothing else accesses the world while the iterator lives.
+    /// unsafe { state.iter_unchecked(&world) }.for_each(|n| *n = 4);
+    /// assert_eq!(world.get::<u32>(e), Ok(&4));
+    /// ```
     pub unsafe fn iter_unchecked<'w, 's>(
         &'s mut self,
         world: &'w World,
@@ -243,6 +408,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// // SAFETY: nothing else accesses the world during the call.
+    /// unsafe { state.for_each_unchecked(&world, |n| *n = 4) };
+    /// assert_eq!(world.get::<u32>(e), Ok(&4));
+    /// ```
     pub unsafe fn for_each_unchecked(&mut self, world: &World, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: forwarded caller contract.
         unsafe { self.for_each_in(world, f) }
@@ -281,6 +457,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// // SAFETY: nothing else accesses the world during the call.
+    /// unsafe { state.for_each_chunk_unchecked(&world, |mut v| v.column_mut::<u32>()[0] = 4) };
+    /// assert_eq!(world.get::<u32>(e), Ok(&4));
+    /// ```
     pub unsafe fn for_each_chunk_unchecked(
         &mut self,
         world: &World,
@@ -307,6 +494,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// // SAFETY: nothing else accesses the world during the call.
+    /// unsafe { state.par_for_each_unchecked(&world, |n| *n = 4) };
+    /// assert_eq!(world.get::<u32>(e), Ok(&4));
+    /// ```
     pub unsafe fn par_for_each_unchecked(
         &mut self,
         world: &World,
@@ -361,6 +559,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As [`QueryState::iter_unchecked`], while the item lives.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// // SAFETY: nothing else accesses the world while the item lives.
+    /// *unsafe { state.get_unchecked(&world, e) }.unwrap() = 4;
+    /// assert_eq!(world.get::<u32>(e), Ok(&4));
+    /// ```
     pub unsafe fn get_unchecked<'w>(
         &mut self,
         world: &'w World,

@@ -34,6 +34,16 @@ pub trait QueryExt {
     fn query<Q: WorldQuery>(&mut self) -> QueryBorrow<'_, Q>;
 
     /// A one-shot query with a separate filter parameter.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO, Without};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// let only: Vec<u32> = world.query_filtered::<RefRO<u32>, Without<char>>().iter().copied().collect();
+    /// assert_eq!(only, [2]);
+    /// ```
     fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F>;
 }
 
@@ -49,6 +59,14 @@ impl QueryExt for World {
 }
 
 /// A query over an exclusively borrowed world; each method consumes it.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// assert_eq!(world.query::<RefRO<u32>>().count(), 1);
+/// ```
 pub struct QueryBorrow<'w, Q: WorldQuery, F: QueryFilter = ()> {
     world: &'w mut World,
     state: QueryState<Q, F>,
@@ -56,6 +74,15 @@ pub struct QueryBorrow<'w, Q: WorldQuery, F: QueryFilter = ()> {
 
 impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// Calls `f` on every matched entity.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.query::<RefRW<u32>>().for_each(|n| *n += 1);
+    /// assert_eq!(world.get::<u32>(e), Ok(&2));
+    /// ```
     pub fn for_each(mut self, f: impl FnMut(Q::Item<'w>)) {
         let world: &'w World = self.world;
         // SAFETY: the world is exclusively borrowed for `'w`; each row is yielded once.
@@ -63,16 +90,43 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     }
 
     /// Calls `f` once per matched chunk with its column slices.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.query::<RefRW<u32>>().for_each_chunk(|mut view| view.columns().fill(7));
+    /// assert_eq!(world.get::<u32>(e), Ok(&7));
+    /// ```
     pub fn for_each_chunk(mut self, f: impl FnMut(ChunkView<'_, Q>)) {
         self.state.for_each_chunk(self.world, f);
     }
 
     /// Calls `f` on every matched entity from rayon's pool.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.query::<RefRW<u32>>().par_for_each(|n| *n *= 3);
+    /// assert_eq!(world.get::<u32>(e), Ok(&3));
+    /// ```
     pub fn par_for_each(mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         self.state.par_for_each(self.world, f);
     }
 
     /// An iterator over the items.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn((2u32,));
+    /// assert_eq!(world.query::<RefRO<u32>>().iter().sum::<u32>(), 3);
+    /// ```
     pub fn iter(self) -> QueryIter<'w, 'static, Q, F> {
         let Self { world, mut state } = self;
         let world: &'w World = world;
@@ -85,6 +139,15 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     ///
     /// # Errors
     /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// *world.query::<RefRW<u32>>().get(e).unwrap() = 5;
+    /// assert_eq!(world.get::<u32>(e), Ok(&5));
+    /// ```
     pub fn get(mut self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
         let world: &'w World = self.world;
         // SAFETY: the world is exclusively borrowed for `'w`, and one item is handed out.
@@ -92,6 +155,15 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     }
 
     /// Number of matched entities, O(matched chunks).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO, With};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// assert_eq!(world.query::<(RefRO<u32>, With<char>)>().count(), 1);
+    /// ```
     pub fn count(mut self) -> usize {
         self.state.count(self.world)
     }

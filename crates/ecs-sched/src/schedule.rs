@@ -88,6 +88,14 @@ impl Default for Schedule {
 impl Schedule {
     /// A schedule on rayon's global pool, with one worker per core (on a one-core machine, a
     /// pool of its own with two workers).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// assert!(schedule.threads() >= 2);
+    /// schedule.run(&mut World::new()).unwrap();
+    /// ```
     pub fn new() -> Self {
         if rayon::current_num_threads() >= 2 {
             Self::with(Threads::Global)
@@ -97,6 +105,12 @@ impl Schedule {
     }
 
     /// A schedule on a pool of `threads` workers of its own (`0` or `1` means single-threaded).
+    ///
+    /// ```
+    /// # use ecs_sched::Schedule;
+    /// assert_eq!(Schedule::with_threads(3).threads(), 3);
+    /// assert_eq!(Schedule::with_threads(0).threads(), 1);
+    /// ```
     pub fn with_threads(threads: usize) -> Self {
         let threads = if threads <= 1 {
             Threads::Single
@@ -127,6 +141,11 @@ impl Schedule {
 
     /// A schedule that runs every system on the calling thread, in plan order (for debugging;
     /// it yields the same results as the pool).
+    ///
+    /// ```
+    /// # use ecs_sched::Schedule;
+    /// assert_eq!(Schedule::single_threaded().threads(), 1);
+    /// ```
     pub fn single_threaded() -> Self {
         Self::with_threads(1)
     }
@@ -135,11 +154,29 @@ impl Schedule {
     /// times in the last run) run on the calling thread instead: a thread hand-off costs
     /// microseconds, more than tiny systems gain. `Duration::ZERO` always uses the pool. The
     /// default is 20 µs. Either way the result is the same; only the timing changes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, Schedule};
+    /// fn bump(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut schedule = Schedule::with_threads(2);
+    /// schedule.set_inline_threshold(std::time::Duration::ZERO);
+    /// schedule.add_system(bump);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
     pub fn set_inline_threshold(&mut self, threshold: Duration) {
         self.inline_below = threshold;
     }
 
     /// Worker threads (1 when single-threaded).
+    ///
+    /// ```
+    /// # use ecs_sched::Schedule;
+    /// assert_eq!(Schedule::with_threads(4).threads(), 4);
+    /// ```
     pub fn threads(&self) -> usize {
         match &self.threads {
             Threads::Single => 1,
@@ -152,6 +189,19 @@ impl Schedule {
     ///
     /// # Panics
     /// If the system's own parameters conflict; the message names the system and the type.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, Schedule};
+    /// fn bump(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut schedule = Schedule::single_threaded();
+    /// schedule.add_system(bump);
+    /// schedule.add_system(|world: &mut World| *world.resource_mut::<u32>() *= 10);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<u32>(), 10);
+    /// ```
     #[track_caller]
     pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
         match self.try_add_system(system) {
@@ -164,6 +214,16 @@ impl Schedule {
     ///
     /// # Errors
     /// [`ScheduleError::ConflictingParams`] naming the system and the type.
+    ///
+    /// ```
+    /// # use ecs_query::{RefRO, RefRW};
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn aliased(_a: Query<RefRW<u32>>, _b: Query<RefRO<u32>>) {}
+    /// fn fine(_a: Query<RefRW<u32>>) {}
+    /// let mut schedule = Schedule::new();
+    /// assert!(schedule.try_add_system(aliased).is_err());
+    /// assert!(schedule.try_add_system(fine).is_ok());
+    /// ```
     pub fn try_add_system<M>(
         &mut self,
         system: impl IntoSystem<M>,
@@ -173,6 +233,19 @@ impl Schedule {
     }
 
     /// Adds a sync point: commands recorded by the systems before it are applied there.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Commands, Schedule};
+    /// fn spawner(mut commands: Commands) { commands.spawn((1u32,)); }
+    /// fn check(world: &mut World) { assert_eq!(world.len(), 1); }
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::single_threaded();
+    /// schedule.add_system(spawner);
+    /// schedule.add_sync_point();
+    /// schedule.add_system(check);
+    /// schedule.run(&mut world).unwrap();
+    /// ```
     pub fn add_sync_point(&mut self) -> SystemConfig<'_> {
         self.sync_points += 1;
         let name = format!("sync_point_{}", self.sync_points);
@@ -194,6 +267,14 @@ impl Schedule {
     ///
     /// # Errors
     /// An order naming an unknown system, a cycle of orders, or two systems of one name.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("a").after("missing");
+    /// assert!(schedule.build().is_err());
+    /// ```
     pub fn build(&mut self) -> Result<(), ScheduleError> {
         if self.plan.is_none() {
             let nodes: Vec<NodeInfo<'_>> = self
@@ -221,6 +302,20 @@ impl Schedule {
     /// If a system panics: systems already running finish, later ones are skipped, the
     /// run's commands are dropped, and the panic continues with the system's name in its
     /// message. The world stays consistent and usable.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn grow(mut q: Query<RefRW<u32>>) { q.for_each(|n| *n += 1); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((0u32,));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(grow);
+    /// schedule.run(&mut world).unwrap();
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&2));
+    /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
         self.build()?;
         self.skipped.clear();
@@ -259,11 +354,39 @@ impl Schedule {
     }
 
     /// Commands skipped during the last run (their entity was gone), in application order.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_sched::{Commands, Res, Schedule};
+    /// struct Target(Entity);
+    /// fn twice(mut commands: Commands, t: Res<Target>) {
+    ///     commands.despawn(t.0);
+    ///     commands.despawn(t.0);
+    /// }
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(twice);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(schedule.skipped_commands().len(), 1);
+    /// ```
     pub fn skipped_commands(&self) -> &[CommandError] {
         &self.skipped
     }
 
     /// Each system's name and wall time in the last run, in plan order.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("noop");
+    /// schedule.run(&mut World::new()).unwrap();
+    /// let timings = schedule.timings();
+    /// assert_eq!(timings.len(), 1);
+    /// assert_eq!(timings[0].0, "noop");
+    /// ```
     pub fn timings(&self) -> Vec<(String, Duration)> {
         let order: Vec<usize> = match &self.plan {
             Some(plan) => plan.order.clone(),
@@ -282,6 +405,15 @@ impl Schedule {
     ///
     /// # Errors
     /// As [`Schedule::build`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("b");
+    /// schedule.add_system(|_: &mut World| {}).named("a").before("b");
+    /// assert_eq!(schedule.order().unwrap(), ["a", "b"]);
+    /// ```
     pub fn order(&mut self) -> Result<Vec<String>, ScheduleError> {
         self.build()?;
         let plan = self.plan.as_ref().expect("built");
@@ -294,6 +426,18 @@ impl Schedule {
 
     /// A text report: each system's reads and writes, and for each pair that cannot run
     /// together, why (the type they conflict on, or an explicit order).
+    ///
+    /// ```
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn first(_q: Query<RefRW<u32>>) {}
+    /// fn second(_q: Query<RefRW<u32>>) {}
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(first).named("first");
+    /// schedule.add_system(second).named("second");
+    /// let report = schedule.explain();
+    /// assert!(report.contains("first -> second"));
+    /// ```
     pub fn explain(&mut self) -> String {
         let mut out = String::new();
         if let Err(err) = self.build() {
@@ -333,6 +477,16 @@ impl Schedule {
     }
 
     /// The same graph as [`Schedule::explain`], in Graphviz `dot` syntax.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("only");
+    /// let dot = schedule.to_dot();
+    /// assert!(dot.starts_with("digraph schedule {"));
+    /// assert!(dot.contains("only"));
+    /// ```
     pub fn to_dot(&mut self) -> String {
         let mut out = String::from("digraph schedule {\n  rankdir=LR;\n");
         if self.build().is_err() {
@@ -456,6 +610,15 @@ fn apply_commands(
 }
 
 /// Returned by `add_system`: sets the new system's name and order.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::Schedule;
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(|_: &mut World| {}).named("render");
+/// schedule.add_system(|_: &mut World| {}).named("physics").before("render");
+/// assert_eq!(schedule.order().unwrap(), ["physics", "render"]);
+/// ```
 pub struct SystemConfig<'a> {
     schedule: &'a mut Schedule,
 }
@@ -470,6 +633,14 @@ impl SystemConfig<'_> {
     }
 
     /// Renames the system (the default is its function's name).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("setup");
+    /// assert_eq!(schedule.order().unwrap(), ["setup"]);
+    /// ```
     pub fn named(self, name: impl Into<String>) -> Self {
         self.schedule.plan = None;
         self.schedule
@@ -482,12 +653,30 @@ impl SystemConfig<'_> {
     }
 
     /// Runs the system after the one named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("late").after("early");
+    /// schedule.add_system(|_: &mut World| {}).named("early");
+    /// assert_eq!(schedule.order().unwrap(), ["early", "late"]);
+    /// ```
     pub fn after(mut self, name: impl Into<String>) -> Self {
         self.order().after.push(name.into());
         self
     }
 
     /// Runs the system before the one named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("late");
+    /// schedule.add_system(|_: &mut World| {}).named("early").before("late");
+    /// assert_eq!(schedule.order().unwrap(), ["early", "late"]);
+    /// ```
     pub fn before(mut self, name: impl Into<String>) -> Self {
         self.order().before.push(name.into());
         self

@@ -18,6 +18,13 @@ type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
 type Failure = (&'static str, Entity, String);
 
 /// The commands one system recorded, in order.
+///
+/// ```
+/// # use ecs_sched::CommandQueue;
+/// let queue = CommandQueue::default();
+/// assert!(queue.is_empty());
+/// assert_eq!(queue.len(), 0);
+/// ```
 #[derive(Default)]
 pub struct CommandQueue {
     commands: Vec<Command>,
@@ -25,6 +32,15 @@ pub struct CommandQueue {
 
 impl CommandQueue {
     /// Applies every command in order; failures are skipped and appended to `errors`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::CommandQueue;
+    /// let mut world = World::new();
+    /// let mut errors = Vec::new();
+    /// CommandQueue::default().apply(&mut world, "system", &mut errors);
+    /// assert!(errors.is_empty() && world.is_empty());
+    /// ```
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
         for command in self.commands.drain(..) {
             if let Err((command, entity, reason)) = command(world) {
@@ -39,16 +55,33 @@ impl CommandQueue {
     }
 
     /// Drops every recorded command.
+    ///
+    /// ```
+    /// # use ecs_sched::CommandQueue;
+    /// let mut queue = CommandQueue::default();
+    /// queue.clear();
+    /// assert!(queue.is_empty());
+    /// ```
     pub fn clear(&mut self) {
         self.commands.clear();
     }
 
     /// Number of recorded commands.
+    ///
+    /// ```
+    /// # use ecs_sched::CommandQueue;
+    /// assert_eq!(CommandQueue::default().len(), 0);
+    /// ```
     pub fn len(&self) -> usize {
         self.commands.len()
     }
 
     /// Whether nothing is recorded.
+    ///
+    /// ```
+    /// # use ecs_sched::CommandQueue;
+    /// assert!(CommandQueue::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.commands.is_empty()
     }
@@ -84,6 +117,17 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Reserves an entity now and spawns it with `bundle` when commands are applied.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Commands, Schedule};
+    /// fn spawner(mut commands: Commands) { commands.spawn((7u32,)); }
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(spawner);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.len(), 1);
+    /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let entity = self.world.reserve_entity();
         self.queue.push(move |world| {
@@ -95,6 +139,20 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Despawns `entity` when applied; skipped (and reported) if it is gone by then.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_sched::{Commands, Res, Schedule};
+    /// struct Target(Entity);
+    /// fn reaper(mut commands: Commands, t: Res<Target>) { commands.despawn(t.0); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(reaper);
+    /// schedule.run(&mut world).unwrap();
+    /// assert!(!world.contains(e));
+    /// ```
     pub fn despawn(&mut self, entity: Entity) {
         self.queue.push(move |world| {
             world
@@ -104,6 +162,20 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Inserts `bundle` into `entity` when applied.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_sched::{Commands, Res, Schedule};
+    /// struct Target(Entity);
+    /// fn tag(mut commands: Commands, t: Res<Target>) { commands.insert(t.0, ('x',)); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(tag);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<char>(e), Ok(&'x'));
+    /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
         self.queue.push(move |world| {
             world
@@ -113,6 +185,20 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Removes (and drops) the components of `B` from `entity` when applied.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_sched::{Commands, Res, Schedule};
+    /// struct Target(Entity);
+    /// fn untag(mut commands: Commands, t: Res<Target>) { commands.remove::<(char,)>(t.0); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32, 'x'));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(untag);
+    /// schedule.run(&mut world).unwrap();
+    /// assert!(!world.has::<char>(e) && world.has::<u32>(e));
+    /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.queue.push(move |world| {
             world.remove::<B>(entity).map(drop).map_err(|e| {
@@ -126,6 +212,17 @@ impl<'w, 's> Commands<'w, 's> {
     }
 
     /// Runs `f` with the world when applied.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Commands, Schedule};
+    /// fn later(mut commands: Commands) { commands.add(|world| { world.insert_resource(1u8); }); }
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(later);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get_resource::<u8>(), Some(&1));
+    /// ```
     pub fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
         self.queue.push(move |world| {
             f(world);

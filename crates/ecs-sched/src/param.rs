@@ -63,6 +63,19 @@ pub type ParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 // ----- Query ---------------------------------------------------------------------------------
 
 /// A query as a system parameter; keeps its [`QueryState`] cache between runs.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{RefRW, With};
+/// # use ecs_sched::{Query, Schedule};
+/// fn tagged(mut q: Query<RefRW<u32>, With<char>>) { q.for_each(|n| *n = 0); }
+/// let mut world = World::new();
+/// let (a, b) = (world.spawn((5u32, 'x')), world.spawn((5u32,)));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(tagged);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!((world.get::<u32>(a), world.get::<u32>(b)), (Ok(&0), Ok(&5)));
+/// ```
 pub struct Query<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
     world: &'w World,
     state: &'s mut QueryState<Q, F>,
@@ -70,6 +83,21 @@ pub struct Query<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
 
 impl<Q: WorldQuery, F: QueryFilter> Query<'_, '_, Q, F> {
     /// Iterates a read-only query.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRO;
+    /// # use ecs_sched::{Query, ResMut, Schedule};
+    /// fn sum(mut q: Query<RefRO<u32>>, mut total: ResMut<u64>) { *total = q.iter().map(|&n| n as u64).sum(); }
+    /// let mut world = World::new();
+    /// world.spawn((2u32,));
+    /// world.spawn((3u32,));
+    /// world.insert_resource(0u64);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(sum);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<u64>(), 5);
+    /// ```
     pub fn iter(&mut self) -> QueryIter<'_, '_, Q, F>
     where
         Q: ReadOnlyQuery,
@@ -79,24 +107,76 @@ impl<Q: WorldQuery, F: QueryFilter> Query<'_, '_, Q, F> {
     }
 
     /// Iterates with write access.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn double(mut q: Query<RefRW<u32>>) { q.iter_mut().for_each(|n| *n *= 2); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((4u32,));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(double);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&8));
+    /// ```
     pub fn iter_mut(&mut self) -> QueryIter<'_, '_, Q, F> {
         // SAFETY: as in `iter`; `&mut self` keeps one iterator alive at a time.
         unsafe { self.state.iter_unchecked(self.world) }
     }
 
     /// Calls `f` on every matched entity.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn inc(mut q: Query<RefRW<u32>>) { q.for_each(|n| *n += 1); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((4u32,));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(inc);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&5));
+    /// ```
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: as in `iter_mut`.
         unsafe { self.state.for_each_unchecked(self.world, f) }
     }
 
     /// Calls `f` once per matched chunk.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn zero(mut q: Query<RefRW<u32>>) { q.for_each_chunk(|mut view| view.columns().fill(0)); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((4u32,));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(zero);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&0));
+    /// ```
     pub fn for_each_chunk(&mut self, f: impl FnMut(ChunkView<'_, Q>)) {
         // SAFETY: as in `iter_mut`.
         unsafe { self.state.for_each_chunk_unchecked(self.world, f) }
     }
 
     /// Calls `f` on every matched entity from rayon's pool.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn square(mut q: Query<RefRW<u32>>) { q.par_for_each(|n| *n *= *n); }
+    /// let mut world = World::new();
+    /// let e = world.spawn((4u32,));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(square);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&16));
+    /// ```
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
         // SAFETY: as in `iter_mut`.
         unsafe { self.state.par_for_each_unchecked(self.world, f) }
@@ -106,12 +186,42 @@ impl<Q: WorldQuery, F: QueryFilter> Query<'_, '_, Q, F> {
     ///
     /// # Errors
     /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Res, Schedule};
+    /// struct Target(Entity);
+    /// fn hit(mut q: Query<RefRW<u32>>, t: Res<Target>) { *q.get(t.0).unwrap() -= 1; }
+    /// let mut world = World::new();
+    /// let e = world.spawn((10u32,));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(hit);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&9));
+    /// ```
     pub fn get(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
         // SAFETY: as in `iter_mut`; the item borrows `self` mutably.
         unsafe { self.state.get_unchecked(self.world, entity) }
     }
 
     /// Number of matched entities.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRO;
+    /// # use ecs_sched::{Query, ResMut, Schedule};
+    /// fn census(mut q: Query<RefRO<u32>>, mut n: ResMut<usize>) { *n = q.count(); }
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn((2u32,));
+    /// world.insert_resource(0usize);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(census);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<usize>(), 2);
+    /// ```
     pub fn count(&mut self) -> usize {
         self.state.count(self.world)
     }
@@ -147,6 +257,20 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam for Q
 // ----- resources -----------------------------------------------------------------------------
 
 /// Shared access to resource `R`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{Res, ResMut, Schedule};
+/// struct Gravity(f32);
+/// fn fall(g: Res<Gravity>, mut speed: ResMut<f32>) { *speed += g.0; }
+/// let mut world = World::new();
+/// world.insert_resource(Gravity(9.8));
+/// world.insert_resource(0.0f32);
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(fall);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(*world.resource::<f32>(), 9.8);
+/// ```
 pub struct Res<'w, R: Send + Sync + 'static> {
     value: &'w R,
 }
@@ -160,6 +284,19 @@ impl<R: Send + Sync + 'static> Deref for Res<'_, R> {
 }
 
 /// Exclusive access to resource `R`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{ResMut, Schedule};
+/// fn count_frames(mut frames: ResMut<u64>) { *frames += 1; }
+/// let mut world = World::new();
+/// world.insert_resource(0u64);
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(count_frames);
+/// schedule.run(&mut world).unwrap();
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(*world.resource::<u64>(), 2);
+/// ```
 pub struct ResMut<'w, R: Send + Sync + 'static> {
     value: &'w mut R,
 }
@@ -235,6 +372,18 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for ResMut<'_, R> {
 // ----- Local, Commands, &World ---------------------------------------------------------------
 
 /// A value private to one system, kept between its runs (starts as `T::default()`).
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{Local, ResMut, Schedule};
+/// fn runs(mut seen: Local<u32>, mut out: ResMut<u32>) { *seen += 1; *out = *seen; }
+/// let mut world = World::new();
+/// world.insert_resource(0u32);
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(runs);
+/// for _ in 0..3 { schedule.run(&mut world).unwrap(); }
+/// assert_eq!(*world.resource::<u32>(), 3);
+/// ```
 pub struct Local<'s, T: Default + Send + Sync + 'static> {
     value: &'s mut T,
 }

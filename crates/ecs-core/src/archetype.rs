@@ -19,11 +19,24 @@ use crate::entity::Entity;
 use crate::signature::Signature;
 
 /// Index of an archetype in its world. Ids are stable: archetypes are never removed.
+///
+/// ```
+/// # use ecs_core::{ArchetypeId, World};
+/// let mut world = World::new();
+/// let e = world.spawn(());
+/// assert_eq!(world.location(e).unwrap().archetype, ArchetypeId::EMPTY);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ArchetypeId(u32);
 
 impl ArchetypeId {
     /// The archetype of entities with no components.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, World};
+    /// let world = World::new();
+    /// assert!(world.archetypes()[ArchetypeId::EMPTY.index()].signature().is_empty());
+    /// ```
     pub const EMPTY: Self = Self(0);
     /// Marks "no archetype" in vacant entity slots.
     pub(crate) const INVALID: Self = Self(u32::MAX);
@@ -34,6 +47,14 @@ impl ArchetypeId {
     }
 
     /// Position in [`World::archetypes`](crate::World::archetypes).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// assert_eq!(world.archetypes()[id.index()].id(), id);
+    /// ```
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -61,6 +82,14 @@ const ABSENT: u16 = u16::MAX;
 ///    `len` is the sum of chunk lengths. No chunk is empty.
 /// 4. Every chunk was allocated for `layout`.
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// let e = world.spawn((1u32, 2u64));
+/// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+/// assert_eq!((arch.len(), arch.signature().len()), (1, 2));
+/// ```
 pub struct Archetype {
     id: ArchetypeId,
     signature: Signature,
@@ -73,6 +102,12 @@ pub struct Archetype {
 }
 
 /// An archetype whose single row does not fit in one chunk.
+///
+/// ```
+/// # use ecs_core::RowTooLarge;
+/// let err = RowTooLarge { components: vec![("Big", 20_000)], chunk_size: 16_384, row_bytes: 20_008 };
+/// assert!(err.to_string().contains("20008 bytes"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowTooLarge {
     /// `(type name, size)` of every column.
@@ -153,52 +188,131 @@ impl Archetype {
     }
 
     /// This archetype's id.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// assert_eq!(world.archetypes()[id.index()].id(), id);
+    /// ```
     #[inline]
     pub fn id(&self) -> ArchetypeId {
         self.id
     }
 
     /// The component set.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert!(arch.signature().contains(world.component_id::<u32>().unwrap()));
+    /// ```
     #[inline]
     pub fn signature(&self) -> &Signature {
         &self.signature
     }
 
     /// Number of entities.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.spawn((2u32,));
+    /// assert_eq!(world.archetypes()[world.location(e).unwrap().archetype.index()].len(), 2);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether no entity lives here.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// world.despawn(e).unwrap();
+    /// assert!(world.archetypes()[id.index()].is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The chunk layout shared by all chunks.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().chunk_size(), world.chunk_size());
+    /// assert!(arch.layout().capacity() > 1000);
+    /// ```
     #[inline]
     pub fn layout(&self) -> &ChunkLayout {
         &self.layout
     }
 
     /// The chunks, dense (invariant 3).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::with_chunk_size(4096).unwrap();
+    /// let e = world.spawn_batch((0..1000u64).map(|i| (i,))).next().unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert!(arch.chunks().len() > 1);
+    /// assert_eq!(arch.chunks().iter().map(|c| c.len()).sum::<usize>(), 1000);
+    /// ```
     #[inline]
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
     }
 
     /// Component ids, one per column, ascending.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32, 'a'));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let ids: Vec<_> = arch.component_ids().collect();
+    /// assert_eq!(ids.len(), 2);
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// ```
     pub fn component_ids(&self) -> impl ExactSizeIterator<Item = ComponentId> + '_ {
         self.columns.iter().map(|c| c.id)
     }
 
     /// `(type name, size)` per column.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.component_names().collect::<Vec<_>>(), [("u32", 4)]);
+    /// ```
     pub fn component_names(&self) -> impl ExactSizeIterator<Item = (&'static str, usize)> + '_ {
         self.columns.iter().map(|c| (c.name, c.size))
     }
 
     /// The column holding component `id`, if this archetype has it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let char_id = world.register_component::<char>();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.column(world.component_id::<u32>().unwrap()), Some(0));
+    /// assert_eq!(arch.column(char_id), None);
+    /// ```
     #[inline]
     pub fn column(&self, id: ComponentId) -> Option<usize> {
         match self.column_of.get(id.index()) {
@@ -214,6 +328,16 @@ impl Archetype {
     ///
     /// # Panics
     /// If `col` is out of range.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let base = arch.column_base(&arch.chunks()[0], 0).cast::<u32>();
+    /// // SAFETY: row 0 of this chunk is an initialised `u32`, and nothing writes meanwhile.
+    /// assert_eq!(unsafe { *base.as_ptr() }, 7);
+    /// ```
     #[inline]
     pub fn column_base(&self, chunk: &Chunk, col: usize) -> NonNull<u8> {
         let offset = self.layout.offset(col);
@@ -228,6 +352,16 @@ impl Archetype {
     /// (if it exists), so a query finishing the previous chunk does not stall on the next
     /// one's first rows: each chunk starts new memory streams the hardware prefetcher has
     /// not seen yet.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// arch.prefetch_chunk(0);
+    /// arch.prefetch_chunk(99); // out of range: does nothing
+    /// assert_eq!(arch.len(), 1);
+    /// ```
     #[inline]
     pub fn prefetch_chunk(&self, index: usize) {
         let Some(chunk) = self.chunks.get(index) else {
@@ -242,6 +376,15 @@ impl Archetype {
     }
 
     /// Splits an archetype row into (chunk index, row in chunk).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let cap = arch.layout().capacity();
+    /// assert_eq!(arch.split_row(cap + 3), (1, 3));
+    /// ```
     #[inline]
     pub fn split_row(&self, row: usize) -> (usize, usize) {
         self.layout.split_row(row)

@@ -22,9 +22,20 @@ use crate::entity::Entity;
 use crate::sync::{AtomicU64, Ordering};
 
 /// The smallest alignment of a chunk allocation: one cache line.
+///
+/// ```
+/// # use ecs_core::{ChunkLayout, ColumnSpec, CHUNK_ALIGN};
+/// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 4, align: 4 }]).unwrap();
+/// assert!(layout.align() >= CHUNK_ALIGN);
+/// ```
 pub const CHUNK_ALIGN: usize = 64;
 
 /// The default chunk size, 16 KiB.
+///
+/// ```
+/// # use ecs_core::{World, CHUNK_SIZE};
+/// assert_eq!(World::new().chunk_size(), CHUNK_SIZE);
+/// ```
 pub const CHUNK_SIZE: usize = 16 * 1024;
 
 /// Where each column of an archetype's chunks starts, and how many rows a chunk holds.
@@ -36,6 +47,14 @@ pub const CHUNK_SIZE: usize = 16 * 1024;
 /// 2. Zero-sized columns have offset 0.
 /// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit.
 /// 4. `align` is a power of two, at least [`CHUNK_ALIGN`] and every column's alignment.
+///
+/// ```
+/// # use ecs_core::{ChunkLayout, ColumnSpec};
+/// let cols = [ColumnSpec { size: 4, align: 4 }];
+/// let layout = ChunkLayout::new(4096, &cols).unwrap();
+/// assert!(ChunkLayout::end_of(layout.capacity(), &cols) <= 4096);
+/// assert!(ChunkLayout::end_of(layout.capacity() + 1, &cols) > 4096);
+/// ```
 #[derive(Clone, Debug)]
 pub struct ChunkLayout {
     chunk_size: usize,
@@ -47,6 +66,12 @@ pub struct ChunkLayout {
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
+///
+/// ```
+/// # use ecs_core::{ChunkLayout, ColumnSpec};
+/// let spec = ColumnSpec { size: 8, align: 8 };
+/// assert_eq!(ChunkLayout::new(4096, &[spec]).unwrap().size(0), 8);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnSpec {
     /// Element size in bytes.
@@ -59,6 +84,13 @@ impl ChunkLayout {
     /// Lays out `columns` (in order, after the entity column) in blocks of `chunk_size` bytes.
     ///
     /// Returns `None` when not even one row fits.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
+    /// assert_eq!(layout.capacity(), 4096 / 16);
+    /// assert!(ChunkLayout::new(4096, &[ColumnSpec { size: 8192, align: 8 }]).is_none());
+    /// ```
     pub fn new(chunk_size: usize, columns: &[ColumnSpec]) -> Option<Self> {
         let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|c| c.size).sum::<usize>();
         // `upper` rows of the bare row size fill the block; padding can only lower that.
@@ -93,6 +125,13 @@ impl ChunkLayout {
 
     /// The byte just past the last column when each column holds `rows` rows: the chunk bytes
     /// `rows` rows need, padding included.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 8, align: 8 }];
+    /// // 10 entity ids (80 B), 10 bytes, pad to 96, then 10 * 8 bytes.
+    /// assert_eq!(ChunkLayout::end_of(10, &cols), 176);
+    /// ```
     pub fn end_of(rows: usize, columns: &[ColumnSpec]) -> usize {
         columns
             .iter()
@@ -103,6 +142,12 @@ impl ChunkLayout {
     }
 
     /// Rows per chunk.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
+    /// assert_eq!(layout.capacity(), 256);
+    /// ```
     #[inline]
     pub fn capacity(&self) -> usize {
         self.capacity
@@ -110,6 +155,12 @@ impl ChunkLayout {
 
     /// `(row / capacity, row % capacity)`: which chunk an archetype row is in, and where.
     /// Entity lookups and row moves do this constantly, so it avoids a hardware division.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
+    /// assert_eq!(layout.split_row(600), (2, 88));
+    /// ```
     #[inline(always)]
     pub fn split_row(&self, row: usize) -> (usize, usize) {
         debug_assert!(row <= u32::MAX as usize, "archetype rows are u32");
@@ -118,36 +169,72 @@ impl ChunkLayout {
     }
 
     /// Bytes per chunk.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(8192, &[ColumnSpec { size: 4, align: 4 }]).unwrap();
+    /// assert_eq!(layout.chunk_size(), 8192);
+    /// ```
     #[inline]
     pub fn chunk_size(&self) -> usize {
         self.chunk_size
     }
 
     /// Alignment of each chunk allocation.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 128, align: 128 }]).unwrap();
+    /// assert_eq!(layout.align(), 128);
+    /// ```
     #[inline]
     pub fn align(&self) -> usize {
         self.align
     }
 
     /// Byte offset of component column `col` (not counting the entity column).
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
+    /// assert_eq!(layout.offset(0), layout.capacity() * 8); // right after the entity ids
+    /// ```
     #[inline]
     pub fn offset(&self, col: usize) -> usize {
         self.offsets[col]
     }
 
     /// Element size of component column `col`.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 2, align: 2 }]).unwrap();
+    /// assert_eq!(layout.size(0), 2);
+    /// ```
     #[inline]
     pub fn size(&self, col: usize) -> usize {
         self.sizes[col]
     }
 
     /// Number of component columns.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec, spec]).unwrap().columns(), 2);
+    /// ```
     #[inline]
     pub fn columns(&self) -> usize {
         self.offsets.len()
     }
 
     /// Bytes of a full chunk that hold no row data (padding and the unused tail).
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
+    /// assert_eq!(layout.unused_bytes_when_full(), 0); // 256 rows * 16 B fill it exactly
+    /// ```
     pub fn unused_bytes_when_full(&self) -> usize {
         let used: usize = self.capacity * (size_of::<Entity>() + self.sizes.iter().sum::<usize>());
         self.chunk_size - used
@@ -196,6 +283,14 @@ impl FastDiv {
 ///    column are initialised; rows `len..` are not.
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
 ///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// let e = world.spawn((1u32,));
+/// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+/// assert_eq!(arch.chunks()[0].entities(), [e]);
+/// ```
 pub struct Chunk {
     data: NonNull<u8>,
     len: usize,
@@ -234,12 +329,29 @@ impl Chunk {
     }
 
     /// Rows in use.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.spawn((2u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].len(), 2);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the chunk holds no row.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert!(!arch.chunks()[0].is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -251,6 +363,14 @@ impl Chunk {
     }
 
     /// The entity ids of rows `0..len`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn((1u32,)), world.spawn((2u32,)));
+    /// let arch = &world.archetypes()[world.location(a).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].entities(), [a, b]);
+    /// ```
     #[inline]
     pub fn entities(&self) -> &[Entity] {
         // SAFETY: invariant 1 (entity column at offset 0, aligned by `CHUNK_ALIGN`) and
@@ -271,18 +391,48 @@ impl Chunk {
     }
 
     /// Tick of the last write access to component column `col`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.advance_tick();
+    /// let tick = world.change_tick();
+    /// *world.get_mut::<u32>(e).unwrap() = 2;
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].changed_tick(0), tick);
+    /// ```
     #[inline]
     pub fn changed_tick(&self, col: usize) -> u64 {
         self.changed[col].load(Ordering::Relaxed)
     }
 
     /// Records a write access to component column `col` at `tick`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// arch.chunks()[0].mark_changed(0, 42);
+    /// assert_eq!(arch.chunks()[0].changed_tick(0), 42);
+    /// ```
     #[inline]
     pub fn mark_changed(&self, col: usize, tick: u64) {
         self.changed[col].store(tick, Ordering::Relaxed);
     }
 
     /// Tick of the last structural change (rows added, moved in or moved within).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.advance_tick();
+    /// let tick = world.change_tick();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].structural_tick(), tick);
+    /// ```
     #[inline]
     pub fn structural_tick(&self) -> u64 {
         self.structural

@@ -13,6 +13,14 @@ use smallvec::SmallVec;
 use crate::component::{Component, ComponentId, Components};
 
 /// The component ids of a bundle, in tuple order.
+///
+/// ```
+/// # use ecs_core::{Bundle, BundleIds, Components};
+/// let mut components = Components::default();
+/// let mut ids = BundleIds::new();
+/// <(u8, u16)>::component_ids(&mut components, &mut ids);
+/// assert_eq!(ids.len(), 2);
+/// ```
 pub type BundleIds = SmallVec<[ComponentId; 12]>;
 
 /// A tuple of distinct components moved as one unit.
@@ -22,6 +30,16 @@ pub type BundleIds = SmallVec<[ComponentId; 12]>;
 /// - `component_ids` pushes the id of `Ti` for each `i`, in order, and nothing else;
 /// - `write_row` writes element `i` as a `Ti` to `bases[i].cast::<Ti>().add(row)` and touches
 ///   no other memory; `replace` and `read` do the same with `cells[i]`.
+///
+/// ```
+/// # use ecs_core::{Bundle, BundleIds, Components, World};
+/// let mut world = World::new();
+/// let e = world.spawn((1u8, 2u16)); // tuples of components are bundles
+/// let mut ids = BundleIds::new();
+/// <(u16, u8)>::component_ids(world.components_mut(), &mut ids);
+/// assert_eq!(ids.iter().map(|id| id.index()).collect::<Vec<_>>(), [1, 0]);
+/// assert!(world.has::<u16>(e));
+/// ```
 pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// The old values an overwriting `insert` hands back to be dropped.
     type Replaced;

@@ -10,21 +10,50 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Marker for the types a world can store: every `Send + Sync + 'static` type.
+///
+/// ```
+/// # use ecs_core::{Component, World};
+/// fn store<T: Component>(world: &mut World, value: T) -> bool {
+///     let e = world.spawn((value,));
+///     world.has::<T>(e)
+/// }
+/// assert!(store(&mut World::new(), String::from("any Send + Sync + 'static type")));
+/// ```
 pub trait Component: Send + Sync + 'static {}
 impl<T: Send + Sync + 'static> Component for T {}
 
 /// Dense per-world id of a component type, assigned on first use.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// let a = world.register_component::<u32>();
+/// let b = world.register_component::<char>();
+/// assert_eq!((a.index(), b.index()), (0, 1));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ComponentId(u32);
 
 impl ComponentId {
     /// The id with the given dense index.
+    ///
+    /// ```
+    /// # use ecs_core::ComponentId;
+    /// assert_eq!(ComponentId::from_index(4).index(), 4);
+    /// ```
     #[inline]
     pub const fn from_index(index: usize) -> Self {
         Self(index as u32)
     }
 
     /// The dense index (0 for the first type a world registered).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// assert_eq!(components.register::<u8>().index(), 0);
+    /// assert_eq!(components.register::<u16>().index(), 1);
+    /// ```
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -32,6 +61,12 @@ impl ComponentId {
 }
 
 /// What a world knows about a component type.
+///
+/// ```
+/// # use ecs_core::{ComponentId, ComponentInfo};
+/// let info = ComponentInfo::of::<u64>(ComponentId::from_index(0));
+/// assert_eq!((info.size(), info.align(), info.name()), (8, 8, "u64"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct ComponentInfo {
     id: ComponentId,
@@ -43,6 +78,13 @@ pub struct ComponentInfo {
 
 impl ComponentInfo {
     /// Describes `T`.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// let info = ComponentInfo::of::<String>(ComponentId::from_index(3));
+    /// assert_eq!(info.id(), ComponentId::from_index(3));
+    /// assert!(info.drop_fn().is_some());
+    /// ```
     pub fn of<T: Component>(id: ComponentId) -> Self {
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
@@ -60,31 +102,65 @@ impl ComponentInfo {
     }
 
     /// The component's id in its world.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// let info = ComponentInfo::of::<u8>(ComponentId::from_index(9));
+    /// assert_eq!(info.id().index(), 9);
+    /// ```
     pub fn id(&self) -> ComponentId {
         self.id
     }
 
     /// The Rust type's id.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// let info = ComponentInfo::of::<u8>(ComponentId::from_index(0));
+    /// assert_eq!(info.type_id(), std::any::TypeId::of::<u8>());
+    /// ```
     pub fn type_id(&self) -> TypeId {
         self.type_id
     }
 
     /// The type's name, as `std::any::type_name` gives it.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// let info = ComponentInfo::of::<String>(ComponentId::from_index(0));
+    /// assert_eq!(info.name(), "alloc::string::String");
+    /// ```
     pub fn name(&self) -> &'static str {
         self.name
     }
 
     /// Size and alignment.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// let info = ComponentInfo::of::<[u16; 3]>(ComponentId::from_index(0));
+    /// assert_eq!(info.layout(), std::alloc::Layout::new::<[u16; 3]>());
+    /// ```
     pub fn layout(&self) -> Layout {
         self.layout
     }
 
     /// Size in bytes.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert_eq!(ComponentInfo::of::<[u16; 3]>(ComponentId::from_index(0)).size(), 6);
+    /// ```
     pub fn size(&self) -> usize {
         self.layout.size()
     }
 
     /// Alignment in bytes.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert_eq!(ComponentInfo::of::<[u16; 3]>(ComponentId::from_index(0)).align(), 2);
+    /// ```
     pub fn align(&self) -> usize {
         self.layout.align()
     }
@@ -93,6 +169,12 @@ impl ComponentInfo {
     ///
     /// Calling it requires a pointer to a valid, aligned value of this type that is never used
     /// again.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert!(ComponentInfo::of::<u32>(ComponentId::from_index(0)).drop_fn().is_none());
+    /// assert!(ComponentInfo::of::<Vec<u32>>(ComponentId::from_index(0)).drop_fn().is_some());
+    /// ```
     pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
         self.drop
     }
@@ -100,6 +182,14 @@ impl ComponentInfo {
 
 /// Hasher for `TypeId` keys: a `TypeId` already is a well-mixed hash, so this just keeps the
 /// 64 bits it is fed instead of hashing them again.
+///
+/// ```
+/// # use std::any::TypeId;
+/// # use ecs_core::TypeIdMap;
+/// let mut map = TypeIdMap::default();
+/// map.insert(TypeId::of::<u32>(), "u32");
+/// assert_eq!(map.get(&TypeId::of::<u32>()), Some(&"u32"));
+/// ```
 #[derive(Default, Clone, Copy)]
 pub struct TypeIdHasher(u64);
 
@@ -123,9 +213,24 @@ impl Hasher for TypeIdHasher {
 }
 
 /// A `HashMap` keyed by `TypeId` that does not rehash the key.
+///
+/// ```
+/// # use std::any::TypeId;
+/// # use ecs_core::TypeIdMap;
+/// let mut map: TypeIdMap<usize> = TypeIdMap::default();
+/// map.insert(TypeId::of::<char>(), 1);
+/// assert!(map.contains_key(&TypeId::of::<char>()));
+/// ```
 pub type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
 
 /// The component registry of one world.
+///
+/// ```
+/// # use ecs_core::Components;
+/// let mut components = Components::default();
+/// let id = components.register::<u32>();
+/// assert_eq!(components.info(id).name(), "u32");
+/// ```
 #[derive(Default)]
 pub struct Components {
     infos: Vec<ComponentInfo>,
@@ -134,6 +239,13 @@ pub struct Components {
 
 impl Components {
     /// The id of `T`, registering it on first use.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// assert_eq!(components.register::<u32>(), id);
+    /// ```
     #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
         let next = ComponentId(self.infos.len() as u32);
@@ -145,12 +257,27 @@ impl Components {
     }
 
     /// The id of `T`, if registered.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// assert_eq!(components.id::<u32>(), None);
+    /// let id = components.register::<u32>();
+    /// assert_eq!(components.id::<u32>(), Some(id));
+    /// ```
     #[inline]
     pub fn id<T: Component>(&self) -> Option<ComponentId> {
         self.id_of(TypeId::of::<T>())
     }
 
     /// The id of the type with `type_id`, if registered.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// assert_eq!(components.id_of(std::any::TypeId::of::<u32>()), Some(id));
+    /// ```
     #[inline]
     pub fn id_of(&self, type_id: TypeId) -> Option<ComponentId> {
         self.by_type.get(&type_id).copied()
@@ -160,22 +287,50 @@ impl Components {
     ///
     /// # Panics
     /// If `id` was not registered in this registry.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u64>();
+    /// assert_eq!(components.info(id).size(), 8);
+    /// ```
     #[inline]
     pub fn info(&self, id: ComponentId) -> &ComponentInfo {
         &self.infos[id.index()]
     }
 
     /// Every registered component, by id.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// components.register::<u8>();
+    /// components.register::<u16>();
+    /// let sizes: Vec<_> = components.iter().map(|i| i.size()).collect();
+    /// assert_eq!(sizes, [1, 2]);
+    /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &ComponentInfo> {
         self.infos.iter()
     }
 
     /// How many types are registered.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// components.register::<u8>();
+    /// assert_eq!(components.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.infos.len()
     }
 
     /// Whether no type is registered.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// assert!(Components::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.infos.is_empty()
     }

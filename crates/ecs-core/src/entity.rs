@@ -38,12 +38,30 @@ impl Entity {
     }
 
     /// The slot index; unique among live entities, reused after despawn.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let a = world.spawn(());
+    /// world.despawn(a).unwrap();
+    /// let b = world.spawn(());
+    /// assert_eq!(a.index(), b.index()); // the slot is reused
+    /// ```
     #[inline]
     pub const fn index(self) -> u32 {
         self.index
     }
 
     /// How many times the slot had been used before this entity, plus one.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let a = world.spawn(());
+    /// world.despawn(a).unwrap();
+    /// let b = world.spawn(());
+    /// assert_eq!((a.generation(), b.generation()), (1, 2));
+    /// ```
     #[inline]
     pub const fn generation(self) -> u32 {
         self.generation.get()
@@ -63,6 +81,13 @@ impl Entity {
     }
 
     /// Unpacks [`Entity::to_bits`]; `None` when the generation half is zero.
+    ///
+    /// ```
+    /// # use ecs_core::Entity;
+    /// let e = Entity::from_bits(1 << 32 | 5).unwrap();
+    /// assert_eq!((e.index(), e.generation()), (5, 1));
+    /// assert_eq!(Entity::from_bits(5), None);
+    /// ```
     #[inline]
     pub const fn from_bits(bits: u64) -> Option<Self> {
         match NonZeroU32::new((bits >> 32) as u32) {
@@ -90,6 +115,14 @@ impl fmt::Display for Entity {
 /// Where a live entity's components are: its archetype and its row in that archetype.
 ///
 /// The row counts across the archetype's chunks: row `r` lives in chunk `r / capacity`.
+///
+/// ```
+/// # use ecs_core::{ArchetypeId, World};
+/// let mut world = World::new();
+/// let e = world.spawn(());
+/// let loc = world.location(e).unwrap();
+/// assert_eq!((loc.archetype, loc.row), (ArchetypeId::EMPTY, 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Location {
     /// The archetype holding the entity.
@@ -156,6 +189,14 @@ impl Slot {
 ///    `u32::MAX` is retired exactly when it is not on the free list.
 /// 4. Reservations: `free[max(cursor, 0)..]` were handed out from the free list and `-cursor`
 ///    (if negative) fresh indices past `slots.len()` were handed out. `flush` makes them live.
+///
+/// ```
+/// # use ecs_core::{ArchetypeId, Entities, Location};
+/// let mut entities = Entities::default();
+/// let e = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+/// assert_eq!(entities.locate(e.index()).unwrap().row, 0);
+/// assert_eq!(entities.len(), 1);
+/// ```
 pub struct Entities {
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -178,18 +219,39 @@ impl Default for Entities {
 
 impl Entities {
     /// Number of live entities (reserved ids not yet flushed are not counted).
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// entities.reserve();
+    /// assert_eq!(entities.len(), 1); // the reservation is not flushed yet
+    /// ```
     #[inline]
     pub fn len(&self) -> u32 {
         self.live
     }
 
     /// Whether no entity is live.
+    ///
+    /// ```
+    /// # use ecs_core::Entities;
+    /// assert!(Entities::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }
 
     /// Where the live entity in slot `index` is, whatever the generation a handle asks for:
     /// the caller compares the handle with the entity id stored at that location.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// let e = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 3 });
+    /// assert_eq!(entities.locate(e.index()).map(|l| l.row), Some(3));
+    /// assert_eq!(entities.locate(99), None);
+    /// ```
     #[inline]
     pub fn locate(&self, index: u32) -> Option<Location> {
         let slot = *self.slots.get(index as usize)?;
@@ -203,6 +265,15 @@ impl Entities {
     ///
     /// # Panics
     /// If the table would exceed `u32::MAX` slots.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// let e = entities.reserve();
+    /// assert!(entities.needs_flush() && entities.locate(e.index()).is_none());
+    /// entities.flush(|_| Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// assert!(entities.locate(e.index()).is_some());
+    /// ```
     pub fn reserve(&self) -> Entity {
         let n = self.free_cursor.fetch_sub(1, Ordering::Relaxed);
         if n > 0 {
@@ -219,6 +290,14 @@ impl Entities {
     }
 
     /// Whether reservations are waiting for a `flush`.
+    ///
+    /// ```
+    /// # use ecs_core::Entities;
+    /// let entities = Entities::default();
+    /// assert!(!entities.needs_flush());
+    /// entities.reserve();
+    /// assert!(entities.needs_flush());
+    /// ```
     #[inline]
     pub fn needs_flush(&self) -> bool {
         self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
@@ -226,6 +305,17 @@ impl Entities {
 
     /// Makes every reserved id live, calling `place` for each to give it a location (and to
     /// store its id there, invariant 1).
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// entities.reserve();
+    /// entities.reserve();
+    /// let mut row = 0;
+    /// entities.flush(|_| { row += 1; Location { archetype: ArchetypeId::EMPTY, row: row - 1 } });
+    /// assert_eq!(entities.len(), 2);
+    /// assert!(!entities.needs_flush());
+    /// ```
     pub fn flush(&mut self, mut place: impl FnMut(Entity) -> Location) {
         let cursor = self.free_cursor.load(Ordering::Relaxed);
         let first_unreserved = cursor.max(0) as usize;
@@ -252,6 +342,14 @@ impl Entities {
 
     /// Allocates a live entity at `location`; the caller stores its id there (invariant 1).
     /// Requires no pending reservations.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// let a = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// let b = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 1 });
+    /// assert_ne!(a, b);
+    /// ```
     #[inline]
     pub fn alloc(&mut self, location: Location) -> Entity {
         debug_assert!(!self.needs_flush(), "alloc with pending reservations");
@@ -275,6 +373,13 @@ impl Entities {
     }
 
     /// Prepares for `additional` allocations.
+    ///
+    /// ```
+    /// # use ecs_core::Entities;
+    /// let mut entities = Entities::default();
+    /// entities.reserve_capacity(100);
+    /// assert!(entities.is_empty());
+    /// ```
     pub fn reserve_capacity(&mut self, additional: usize) {
         let fresh = additional.saturating_sub(self.free.len());
         self.slots.reserve(fresh);
@@ -282,6 +387,15 @@ impl Entities {
 
     /// Frees `entity`, which the caller has checked is live (its id is stored at its slot's
     /// location). Requires no pending reservations.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// let a = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// entities.free(a);
+    /// let b = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// assert_eq!((b.index(), b.generation()), (a.index(), a.generation() + 1));
+    /// ```
     pub fn free(&mut self, entity: Entity) {
         debug_assert!(!self.needs_flush(), "free with pending reservations");
         let slot = &mut self.slots[entity.index as usize];
@@ -300,6 +414,14 @@ impl Entities {
     }
 
     /// Points a live entity at a new location.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// let mut entities = Entities::default();
+    /// let e = entities.alloc(Location { archetype: ArchetypeId::EMPTY, row: 0 });
+    /// entities.set_location(e.index(), Location { archetype: ArchetypeId::EMPTY, row: 7 });
+    /// assert_eq!(entities.locate(e.index()).unwrap().row, 7);
+    /// ```
     #[inline]
     pub fn set_location(&mut self, index: u32, location: Location) {
         let slot = &mut self.slots[index as usize];

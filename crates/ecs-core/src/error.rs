@@ -5,6 +5,14 @@ use std::fmt;
 use crate::entity::Entity;
 
 /// An operation named an entity that is not alive.
+///
+/// ```
+/// # use ecs_core::{EntityError, World};
+/// let mut world = World::new();
+/// let e = world.spawn(());
+/// world.despawn(e).unwrap();
+/// assert_eq!(world.despawn(e), Err(EntityError::NoSuchEntity(e)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EntityError {
@@ -23,6 +31,15 @@ impl fmt::Display for EntityError {
 impl std::error::Error for EntityError {}
 
 /// A component access failed.
+///
+/// ```
+/// # use ecs_core::{ComponentError, World};
+/// let mut world = World::new();
+/// let e = world.spawn((1u32,));
+/// let err = world.get::<char>(e).unwrap_err();
+/// assert!(matches!(err, ComponentError::MissingComponent { component: "char", .. }));
+/// assert!(err.to_string().contains("has no `char` component"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ComponentError {
@@ -59,6 +76,13 @@ impl From<EntityError> for ComponentError {
 }
 
 /// A world could not be built as asked.
+///
+/// ```
+/// # use ecs_core::{World, WorldError};
+/// let err = World::with_chunk_size(1000).unwrap_err();
+/// assert_eq!(err, WorldError::InvalidChunkSize(1000));
+/// assert!(err.to_string().starts_with("invalid chunk size 1000"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WorldError {

@@ -6,6 +6,15 @@ use crate::archetype::{Archetype, ArchetypeId};
 use crate::entity::Entity;
 
 /// Chunk usage of one archetype.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// let arch = &world.layout().archetypes[0];
+/// assert_eq!(arch.components, [("u32", 4)]);
+/// assert_eq!((arch.chunks, arch.entities), (1, 1));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArchetypeLayout {
     /// The archetype.
@@ -26,6 +35,15 @@ pub struct ArchetypeLayout {
 }
 
 /// Chunk usage of every archetype that holds entities, from [`World::layout`](crate::World::layout).
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// let text = world.layout().to_string();
+/// assert!(text.starts_with("chunk size: 16384 B"));
+/// assert!(text.contains("u32 (4 B)"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldLayout {
     /// The chunk size in bytes.
@@ -67,6 +85,14 @@ impl WorldLayout {
     }
 
     /// Total bytes of all chunks.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.spawn(('a',));
+    /// assert_eq!(world.layout().chunk_bytes(), 2 * 16 * 1024);
+    /// ```
     pub fn chunk_bytes(&self) -> usize {
         self.archetypes.iter().map(|a| a.chunks).sum::<usize>() * self.chunk_size
     }
@@ -107,6 +133,11 @@ impl fmt::Display for WorldLayout {
 }
 
 /// `alloc::string::String` → `String`, keeping generic arguments readable.
+///
+/// ```
+/// # use ecs_core::short_name;
+/// assert_eq!(short_name("alloc::vec::Vec<alloc::string::String>"), "Vec<String>");
+/// ```
 pub fn short_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut segment = String::new();

@@ -18,6 +18,14 @@ const WORD_BITS: usize = 64;
 /// 1. Canonical: `words` never ends with a zero word. Two equal sets therefore have equal
 ///    `words`, which lets `Eq` and `Hash` be derived and lets the subset test below take a
 ///    shortcut on length.
+///
+/// ```
+/// # use ecs_core::{ComponentId, Signature};
+/// let mut a = Signature::new();
+/// a.insert(ComponentId::from_index(70));
+/// a.remove(ComponentId::from_index(70));
+/// assert_eq!(a, Signature::new()); // canonical: no trailing zero words
+/// ```
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Signature {
     words: SmallVec<[u64; 4]>,
@@ -25,6 +33,11 @@ pub struct Signature {
 
 impl Signature {
     /// The empty set.
+    ///
+    /// ```
+    /// # use ecs_core::Signature;
+    /// assert!(Signature::new().is_empty());
+    /// ```
     pub fn new() -> Self {
         Self {
             words: SmallVec::new(),
@@ -47,6 +60,13 @@ impl Signature {
     }
 
     /// Adds `id`; returns whether it was absent.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let mut sig = Signature::new();
+    /// assert!(sig.insert(ComponentId::from_index(5)));
+    /// assert!(!sig.insert(ComponentId::from_index(5)));
+    /// ```
     pub fn insert(&mut self, id: ComponentId) -> bool {
         let (word, bit) = split(id);
         if word >= self.words.len() {
@@ -58,6 +78,13 @@ impl Signature {
     }
 
     /// Removes `id`; returns whether it was present.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let mut sig = Signature::from_ids([ComponentId::from_index(5)]);
+    /// assert!(sig.remove(ComponentId::from_index(5)));
+    /// assert!(!sig.remove(ComponentId::from_index(5)));
+    /// ```
     pub fn remove(&mut self, id: ComponentId) -> bool {
         let (word, bit) = split(id);
         let Some(w) = self.words.get_mut(word) else {
@@ -70,6 +97,13 @@ impl Signature {
     }
 
     /// Whether `id` is in the set.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let sig = Signature::from_ids([ComponentId::from_index(2)]);
+    /// assert!(sig.contains(ComponentId::from_index(2)));
+    /// assert!(!sig.contains(ComponentId::from_index(200)));
+    /// ```
     #[inline]
     pub fn contains(&self, id: ComponentId) -> bool {
         let (word, bit) = split(id);
@@ -77,6 +111,14 @@ impl Signature {
     }
 
     /// Whether `self` holds every id in `required` (the query match test).
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let id = ComponentId::from_index;
+    /// let arch = Signature::from_ids([id(1), id(2), id(3)]);
+    /// assert!(arch.is_superset(&Signature::from_ids([id(1), id(3)])));
+    /// assert!(!arch.is_superset(&Signature::from_ids([id(100)])));
+    /// ```
     #[inline]
     pub fn is_superset(&self, required: &Self) -> bool {
         // No trailing zero words (invariant 1), so a longer `required` has an id we lack.
@@ -89,18 +131,41 @@ impl Signature {
     }
 
     /// Whether every id of `self` is in `other`.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let id = ComponentId::from_index;
+    /// let small = Signature::from_ids([id(1)]);
+    /// assert!(small.is_subset(&Signature::from_ids([id(1), id(2)])));
+    /// assert!(!small.is_subset(&Signature::new()));
+    /// ```
     #[inline]
     pub fn is_subset(&self, other: &Self) -> bool {
         other.is_superset(self)
     }
 
     /// Whether the two sets share no id.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let id = ComponentId::from_index;
+    /// let a = Signature::from_ids([id(1)]);
+    /// assert!(a.is_disjoint(&Signature::from_ids([id(2)])));
+    /// assert!(!a.is_disjoint(&Signature::from_ids([id(1), id(2)])));
+    /// ```
     #[inline]
     pub fn is_disjoint(&self, other: &Self) -> bool {
         self.words.iter().zip(&other.words).all(|(a, b)| a & b == 0)
     }
 
     /// The union of both sets.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let id = ComponentId::from_index;
+    /// let u = Signature::from_ids([id(1)]).union(&Signature::from_ids([id(90)]));
+    /// assert_eq!(u, Signature::from_ids([id(1), id(90)]));
+    /// ```
     pub fn union(&self, other: &Self) -> Self {
         let (long, short) = if self.words.len() >= other.words.len() {
             (self, other)
@@ -115,6 +180,13 @@ impl Signature {
     }
 
     /// The ids in both sets.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let id = ComponentId::from_index;
+    /// let i = Signature::from_ids([id(1), id(90)]).intersection(&Signature::from_ids([id(1)]));
+    /// assert_eq!(i, Signature::from_ids([id(1)]));
+    /// ```
     pub fn intersection(&self, other: &Self) -> Self {
         let mut out = Self {
             words: self
@@ -129,17 +201,35 @@ impl Signature {
     }
 
     /// Number of ids in the set.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let sig = Signature::from_ids([ComponentId::from_index(1), ComponentId::from_index(64)]);
+    /// assert_eq!(sig.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Whether the set is empty.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// assert!(Signature::new().is_empty());
+    /// assert!(!Signature::from_ids([ComponentId::from_index(0)]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         // Canonical form: the empty set has no words at all.
         self.words.is_empty()
     }
 
     /// The ids in ascending order.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, Signature};
+    /// let sig: Signature = [7, 3, 65].map(ComponentId::from_index).into_iter().collect();
+    /// assert_eq!(sig.iter().map(ComponentId::index).collect::<Vec<_>>(), [3, 7, 65]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = ComponentId> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &word)| {
             let mut rest = word;

@@ -10,6 +10,17 @@ use ecs_core::{ComponentId, Components, Signature};
 ///
 /// # Invariants
 /// 1. `reads` and `writes` are disjoint: an id written is recorded in `writes` only.
+///
+/// ```
+/// # use ecs_core::Components;
+/// # use ecs_query::Access;
+/// let mut components = Components::default();
+/// let (a, b) = (components.register::<u32>(), components.register::<char>());
+/// let mut access = Access::new();
+/// access.add_write(a, &components).unwrap();
+/// access.add_read(b, &components).unwrap();
+/// assert!(access.writes().contains(a) && access.reads().contains(b));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     reads: Signature,
@@ -18,6 +29,12 @@ pub struct Access {
 
 impl Access {
     /// No access.
+    ///
+    /// ```
+    /// # use ecs_query::Access;
+    /// let access = Access::new();
+    /// assert!(access.reads().is_empty() && access.writes().is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -26,6 +43,17 @@ impl Access {
     ///
     /// # Errors
     /// If `id` is already written: one query may not hand out `&T` and `&mut T` together.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let mut access = Access::new();
+    /// assert!(access.add_read(id, &components).is_ok());
+    /// access.add_write(components.register::<u8>(), &components).unwrap();
+    /// assert!(access.add_read(components.register::<u8>(), &components).is_err());
+    /// ```
     pub fn add_read(
         &mut self,
         id: ComponentId,
@@ -44,6 +72,17 @@ impl Access {
     ///
     /// # Errors
     /// If `id` is already read or written.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let mut access = Access::new();
+    /// access.add_read(id, &components).unwrap();
+    /// let err = access.add_write(id, &components).unwrap_err();
+    /// assert_eq!(err.component, "u32");
+    /// ```
     pub fn add_write(
         &mut self,
         id: ComponentId,
@@ -59,17 +98,49 @@ impl Access {
     }
 
     /// Components read (and not written).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let mut access = Access::new();
+    /// access.add_read(id, &components).unwrap();
+    /// assert!(access.reads().contains(id) && !access.writes().contains(id));
+    /// ```
     pub fn reads(&self) -> &Signature {
         &self.reads
     }
 
     /// Components written.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let mut access = Access::new();
+    /// access.add_write(id, &components).unwrap();
+    /// assert!(access.writes().contains(id) && !access.reads().contains(id));
+    /// ```
     pub fn writes(&self) -> &Signature {
         &self.writes
     }
 
     /// Whether `self` and `other` may be used at the same time: neither writes what the
     /// other reads or writes.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let (mut r1, mut r2, mut w) = (Access::new(), Access::new(), Access::new());
+    /// r1.add_read(id, &components).unwrap();
+    /// r2.add_read(id, &components).unwrap();
+    /// w.add_write(id, &components).unwrap();
+    /// assert!(r1.is_compatible(&r2) && !r1.is_compatible(&w));
+    /// ```
     pub fn is_compatible(&self, other: &Self) -> bool {
         self.writes.is_disjoint(&other.reads)
             && self.writes.is_disjoint(&other.writes)
@@ -77,6 +148,19 @@ impl Access {
     }
 
     /// The components on which `self` and `other` conflict (one writes, the other touches).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let (a, b) = (components.register::<u32>(), components.register::<u8>());
+    /// let (mut x, mut y) = (Access::new(), Access::new());
+    /// x.add_write(a, &components).unwrap();
+    /// x.add_read(b, &components).unwrap();
+    /// y.add_read(a, &components).unwrap();
+    /// y.add_read(b, &components).unwrap();
+    /// assert_eq!(x.conflicts(&y).iter().collect::<Vec<_>>(), [a]);
+    /// ```
     pub fn conflicts(&self, other: &Self) -> Signature {
         let mine = self.reads.union(&self.writes);
         let theirs = other.reads.union(&other.writes);
@@ -86,6 +170,18 @@ impl Access {
     }
 
     /// Adds everything `other` touches; `other`'s writes win over reads.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let (mut x, mut y) = (Access::new(), Access::new());
+    /// x.add_read(id, &components).unwrap();
+    /// y.add_write(id, &components).unwrap();
+    /// x.extend(&y);
+    /// assert!(x.writes().contains(id) && !x.reads().contains(id));
+    /// ```
     pub fn extend(&mut self, other: &Self) {
         self.writes = self.writes.union(&other.writes);
         self.reads = self.reads.union(&other.reads);
@@ -96,6 +192,15 @@ impl Access {
 }
 
 /// A query that would alias a component: `&mut T` together with another access to `T`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
+/// let mut world = World::new();
+/// let state = <(RefRW<u32>, RefRO<u32>)>::init_state(world.components_mut());
+/// let err = QueryState::<(RefRW<u32>, RefRO<u32>)>::compute_access(&state, &(), world.components());
+/// assert_eq!(err.unwrap_err().component, "u32");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AccessConflict {
     /// The component's type name.
@@ -104,6 +209,13 @@ pub struct AccessConflict {
 
 impl AccessConflict {
     /// Panics with a message naming the query and the component.
+    ///
+    /// ```
+    /// # use ecs_query::AccessConflict;
+    /// let conflict = AccessConflict { component: "u32" };
+    /// let caught = std::panic::catch_unwind(|| conflict.panic("MyQuery"));
+    /// assert!(caught.is_err());
+    /// ```
     #[cold]
     #[track_caller]
     pub fn panic(self, query: &str) -> ! {
@@ -117,6 +229,15 @@ impl AccessConflict {
 
 /// An [`Access`] plus the archetype masks of the query that made it, so that two queries
 /// whose filters make them disjoint (`With<A>` versus `Without<A>`) are not in conflict.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryState, RefRW, With};
+/// let mut world = World::new();
+/// let state = QueryState::<RefRW<u32>, With<char>>::new(&mut world);
+/// let char_id = world.component_id::<char>().unwrap();
+/// assert!(state.access().required.contains(char_id));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct FilteredAccess {
     /// What the query reads and writes.
@@ -129,11 +250,31 @@ pub struct FilteredAccess {
 
 impl FilteredAccess {
     /// Whether no archetype can match both queries.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRW, With, Without};
+    /// let mut world = World::new();
+    /// let a = QueryState::<RefRW<u32>, With<char>>::new(&mut world);
+    /// let b = QueryState::<RefRW<u32>, Without<char>>::new(&mut world);
+    /// assert!(a.access().is_disjoint_from(b.access()));
+    /// ```
     pub fn is_disjoint_from(&self, other: &Self) -> bool {
         !self.required.is_disjoint(&other.excluded) || !other.required.is_disjoint(&self.excluded)
     }
 
     /// Whether both queries may run at once.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO, RefRW, With, Without};
+    /// let mut world = World::new();
+    /// let a = QueryState::<RefRW<u32>, With<char>>::new(&mut world);
+    /// let b = QueryState::<RefRW<u32>, Without<char>>::new(&mut world);
+    /// let c = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert!(a.access().is_compatible(b.access()));
+    /// assert!(!a.access().is_compatible(c.access()));
+    /// ```
     pub fn is_compatible(&self, other: &Self) -> bool {
         self.access.is_compatible(&other.access) || self.is_disjoint_from(other)
     }

@@ -5,6 +5,17 @@ use std::fmt;
 use ecs_core::Entity;
 
 /// A random-access query lookup failed.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryError, QueryState, RefRO};
+/// let mut world = World::new();
+/// let e = world.spawn(('a',));
+/// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+/// assert!(matches!(state.get(&world, e), Err(QueryError::NoMatch { .. })));
+/// world.despawn(e).unwrap();
+/// assert_eq!(state.get(&world, e), Err(QueryError::NoSuchEntity(e)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum QueryError {

@@ -21,6 +21,15 @@ use crate::access::{Access, AccessConflict};
 ///   or writes (as a write), and panics if the element aliases itself;
 /// - `matches` is true only for archetypes on which `fetch` finds every column it needs;
 /// - `item` and `slice` only touch the rows `0..len` of the columns named by `update_access`.
+///
+/// ```
+/// # use ecs_core::{Components, Entity};
+/// # use ecs_query::{RefRO, RefRW, WorldQuery};
+/// let mut components = Components::default();
+/// // Tuples, `Entity`, `Option<Q>`, `RefRO<T>` and `RefRW<T>` are queries.
+/// <(Entity, RefRW<u32>, Option<RefRO<char>>)>::init_state(&mut components);
+/// assert!(components.id::<u32>().is_some() && components.id::<char>().is_some());
+/// ```
 pub unsafe trait WorldQuery {
     /// What the query yields per entity.
     type Item<'w>;
@@ -95,16 +104,56 @@ pub unsafe trait WorldQuery {
 ///
 /// # Safety
 /// `update_access` records no write.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryState, ReadOnlyQuery, RefRO};
+/// fn total<Q: ReadOnlyQuery>(world: &mut World) -> usize {
+///     let mut state = QueryState::<Q>::new(world);
+///     state.iter(world).count() // `iter` takes `&World`: read-only queries only
+/// }
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// assert_eq!(total::<RefRO<u32>>(&mut world), 1);
+/// ```
 pub unsafe trait ReadOnlyQuery: WorldQuery {}
 
 /// A query that never skips rows of a matched archetype (no change filter), so its iterator
 /// knows its exact length.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// world.spawn((2u32,));
+/// assert_eq!(world.query::<RefRO<u32>>().iter().len(), 2); // `ExactSizeIterator`
+/// ```
 pub trait ExactQuery: WorldQuery {}
 
 /// Read access to a `T`; yields `&T`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// let e = world.spawn((5u32,));
+/// let n: &u32 = world.query::<RefRO<u32>>().get(e).unwrap();
+/// assert_eq!(*n, 5);
+/// ```
 pub struct RefRO<T>(PhantomData<fn() -> T>);
 
 /// Write access to a `T`; yields `&mut T` and stamps the chunk column as changed.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRW};
+/// let mut world = World::new();
+/// let e = world.spawn((5u32,));
+/// let n: &mut u32 = world.query::<RefRW<u32>>().get(e).unwrap();
+/// *n = 6;
+/// assert_eq!(world.get::<u32>(e), Ok(&6));
+/// ```
 pub struct RefRW<T>(PhantomData<fn() -> T>);
 
 /// Base pointer of component `id`'s column in `chunk`.

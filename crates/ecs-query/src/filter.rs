@@ -15,20 +15,76 @@ use crate::access::{Access, AccessConflict};
 use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
 
 /// Matches entities that have a `T`, without fetching it.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO, With};
+/// let mut world = World::new();
+/// world.spawn((1u32, 'a'));
+/// world.spawn((2u32,));
+/// let v: Vec<u32> = world.query_filtered::<RefRO<u32>, With<char>>().iter().copied().collect();
+/// assert_eq!(v, [1]);
+/// ```
 pub struct With<T>(PhantomData<fn() -> T>);
 
 /// Matches entities that do not have a `T`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO, Without};
+/// let mut world = World::new();
+/// world.spawn((1u32, 'a'));
+/// world.spawn((2u32,));
+/// let v: Vec<u32> = world.query_filtered::<RefRO<u32>, Without<char>>().iter().copied().collect();
+/// assert_eq!(v, [2]);
+/// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
 /// Matches the chunks whose `T` column changed since the query state last ran (see the module
 /// doc for the chunk granularity). A new query state sees every chunk as changed.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{Changed, QueryState, RefRO};
+/// let mut world = World::new();
+/// let e = world.spawn((1u32,));
+/// let mut state = QueryState::<RefRO<u32>, Changed<u32>>::new(&mut world);
+/// assert_eq!(state.iter(&world).count(), 1); // a new state sees everything as changed
+/// assert_eq!(state.iter(&world).count(), 0);
+/// *world.get_mut::<u32>(e).unwrap() = 2;
+/// assert_eq!(state.iter(&world).count(), 1);
+/// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
 /// Matches when any of the filters in the tuple `F` matches: `Or<(With<A>, Changed<B>)>`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{Or, QueryState, RefRO, With};
+/// let mut world = World::new();
+/// world.spawn((1u32, 'a'));
+/// world.spawn((2u32, 0u8));
+/// world.spawn((3u32,));
+/// let mut state = QueryState::<RefRO<u32>, Or<(With<char>, With<u8>)>>::new(&mut world);
+/// assert_eq!(state.count(&world), 2);
+/// ```
 pub struct Or<F>(PhantomData<fn() -> F>);
 
 /// A filter: usable as the second parameter of [`QueryState`](crate::QueryState) and inside
 /// [`Or`]. `With`, `Without`, `Changed`, `Or` and tuples of filters are filters.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryFilter, QueryState, RefRO, With, Without};
+/// fn count_u32<F: QueryFilter>(world: &mut World) -> usize {
+///     QueryState::<RefRO<u32>, F>::new(world).count(world)
+/// }
+/// let mut world = World::new();
+/// world.spawn((1u32, 'a'));
+/// world.spawn((2u32,));
+/// assert_eq!(count_u32::<(With<char>,)>(&mut world), 1);
+/// assert_eq!(count_u32::<(Without<char>, Without<u8>)>(&mut world), 1);
+/// ```
 pub trait QueryFilter: WorldQuery {}
 
 impl<T: Component> QueryFilter for With<T> {}

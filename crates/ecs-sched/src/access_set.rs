@@ -11,6 +11,15 @@ use ecs_core::Components;
 use ecs_query::FilteredAccess;
 
 /// Why two systems (or two parameters of one system) cannot run together.
+///
+/// ```
+/// # use ecs_sched::{Conflict, SystemAccess};
+/// let (mut a, mut b) = (SystemAccess::default(), SystemAccess::default());
+/// a.add_resource_write(std::any::TypeId::of::<u32>(), "u32").unwrap();
+/// b.add_resource_read(std::any::TypeId::of::<u32>(), "u32").unwrap();
+/// assert_eq!(a.conflict(&b), Some(Conflict::Resource("u32")));
+/// assert_eq!(Conflict::Exclusive.to_string(), "&mut World");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Conflict {
     /// Both touch this component and at least one writes it.
@@ -41,6 +50,14 @@ impl fmt::Display for Conflict {
 /// # Invariants
 /// 1. No two entries of `queries` conflict (checked by `add_query`).
 /// 2. A resource is in at most one of `res_reads` / `res_writes`.
+///
+/// ```
+/// # use ecs_sched::SystemAccess;
+/// let (mut reader, mut writer) = (SystemAccess::default(), SystemAccess::default());
+/// reader.add_resource_read(std::any::TypeId::of::<f32>(), "f32").unwrap();
+/// writer.add_resource_write(std::any::TypeId::of::<u64>(), "u64").unwrap();
+/// assert_eq!(reader.conflict(&writer), None); // different resources: may run together
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct SystemAccess {
     queries: Vec<FilteredAccess>,
@@ -57,6 +74,19 @@ impl SystemAccess {
     ///
     /// # Errors
     /// The conflicting component, if the query conflicts with an earlier query of the system.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::{Access, FilteredAccess};
+    /// # use ecs_sched::{Conflict, SystemAccess};
+    /// let mut registry = Components::default();
+    /// let id = registry.register::<u32>();
+    /// let mut write = FilteredAccess::default();
+    /// write.access.add_write(id, &registry).unwrap();
+    /// let mut sys = SystemAccess::default();
+    /// sys.add_query(write.clone(), &registry).unwrap();
+    /// assert_eq!(sys.add_query(write, &registry), Err(Conflict::Component("u32")));
+    /// ```
     pub fn add_query(
         &mut self,
         query: FilteredAccess,
@@ -85,6 +115,14 @@ impl SystemAccess {
     ///
     /// # Errors
     /// If the system also writes the resource.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::SystemAccess;
+    /// let mut sys = SystemAccess::default();
+    /// sys.add_resource_read(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert_eq!(sys.read_names(), ["u32"]);
+    /// ```
     pub fn add_resource_read(&mut self, id: TypeId, name: &'static str) -> Result<(), Conflict> {
         if self.res_writes.iter().any(|r| r.0 == id) {
             return Err(Conflict::Resource(name));
@@ -99,6 +137,15 @@ impl SystemAccess {
     ///
     /// # Errors
     /// If the system already reads or writes the resource, or reads the whole world.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::SystemAccess;
+    /// let mut sys = SystemAccess::default();
+    /// sys.add_resource_read(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert!(sys.add_resource_write(TypeId::of::<u32>(), "u32").is_err());
+    /// assert!(sys.add_resource_write(TypeId::of::<u8>(), "u8").is_ok());
+    /// ```
     pub fn add_resource_write(&mut self, id: TypeId, name: &'static str) -> Result<(), Conflict> {
         if self
             .res_writes
@@ -116,6 +163,14 @@ impl SystemAccess {
     }
 
     /// Marks the system as recording commands.
+    ///
+    /// ```
+    /// # use ecs_sched::{Conflict, SystemAccess};
+    /// let (mut a, mut b) = (SystemAccess::default(), SystemAccess::default());
+    /// a.add_commands();
+    /// b.add_commands();
+    /// assert_eq!(a.conflict(&b), Some(Conflict::Commands));
+    /// ```
     pub fn add_commands(&mut self) {
         self.commands = true;
     }
@@ -124,6 +179,15 @@ impl SystemAccess {
     ///
     /// # Errors
     /// If it also writes a component or resource.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::{Conflict, SystemAccess};
+    /// let (mut reader, mut writer) = (SystemAccess::default(), SystemAccess::default());
+    /// reader.add_world_read().unwrap();
+    /// writer.add_resource_write(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert_eq!(reader.conflict(&writer), Some(Conflict::World));
+    /// ```
     pub fn add_world_read(&mut self) -> Result<(), Conflict> {
         if self.writes_anything() {
             return Err(Conflict::World);
@@ -133,11 +197,26 @@ impl SystemAccess {
     }
 
     /// Marks the system as exclusive (`&mut World`).
+    ///
+    /// ```
+    /// # use ecs_sched::{Conflict, SystemAccess};
+    /// let mut sys = SystemAccess::default();
+    /// sys.set_exclusive();
+    /// assert_eq!(sys.conflict(&SystemAccess::default()), Some(Conflict::Exclusive));
+    /// ```
     pub fn set_exclusive(&mut self) {
         self.exclusive = true;
     }
 
     /// Whether the system takes `&mut World`.
+    ///
+    /// ```
+    /// # use ecs_sched::SystemAccess;
+    /// let mut sys = SystemAccess::default();
+    /// assert!(!sys.is_exclusive());
+    /// sys.set_exclusive();
+    /// assert!(sys.is_exclusive());
+    /// ```
     pub fn is_exclusive(&self) -> bool {
         self.exclusive
     }
@@ -153,6 +232,15 @@ impl SystemAccess {
     }
 
     /// Why `self` and `other` cannot run at the same time, or `None` if they can.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::SystemAccess;
+    /// let (mut a, mut b) = (SystemAccess::default(), SystemAccess::default());
+    /// a.add_resource_read(TypeId::of::<u32>(), "u32").unwrap();
+    /// b.add_resource_read(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert_eq!(a.conflict(&b), None); // two readers
+    /// ```
     pub fn conflict(&self, other: &Self) -> Option<Conflict> {
         if self.exclusive || other.exclusive {
             return Some(Conflict::Exclusive);
@@ -193,6 +281,15 @@ impl SystemAccess {
     }
 
     /// Names of the components and resources read (not written), for `explain`.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::SystemAccess;
+    /// let mut sys = SystemAccess::default();
+    /// sys.add_resource_read(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert_eq!(sys.read_names(), ["u32"]);
+    /// assert!(sys.write_names().is_empty());
+    /// ```
     pub fn read_names(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
         for q in &self.queries {
@@ -213,6 +310,14 @@ impl SystemAccess {
     }
 
     /// Names of the components and resources written, for `explain`.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::SystemAccess;
+    /// let mut sys = SystemAccess::default();
+    /// sys.add_resource_write(TypeId::of::<u32>(), "u32").unwrap();
+    /// assert_eq!(sys.write_names(), ["u32"]);
+    /// ```
     pub fn write_names(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
         for q in &self.queries {

@@ -5,6 +5,15 @@ use std::fmt;
 use ecs_core::Entity;
 
 /// A schedule could not be built or a system could not be added.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{Schedule, ScheduleError};
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(|_: &mut World| {}).named("a").after("b");
+/// schedule.add_system(|_: &mut World| {}).named("b").after("a");
+/// assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ScheduleError {
@@ -58,6 +67,15 @@ impl fmt::Display for ScheduleError {
 impl std::error::Error for ScheduleError {}
 
 /// A deferred command that could not be applied and was skipped.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::CommandError;
+/// # let mut world = World::new();
+/// # let entity = world.spawn(());
+/// let err = CommandError { system: "reaper".into(), command: "despawn", entity, reason: "gone".into() };
+/// assert!(err.to_string().starts_with("skipped `despawn`"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandError {
     /// The system whose `Commands` recorded it.

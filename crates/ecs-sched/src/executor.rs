@@ -22,12 +22,30 @@ use crate::system::System;
 /// 1. `remaining[i]` counts the predecessors of `i` that have not called `finish` yet.
 /// 2. `finish(i)` is called once per system per run; so each dependent reaches zero (and is
 ///    reported ready) exactly once.
+///
+/// ```
+/// # use ecs_sched::RunCounters;
+/// // System 2 waits for systems 0 and 1.
+/// let counters = RunCounters::new(&[0, 0, 2]);
+/// let mut ready = Vec::new();
+/// counters.finish(&[2], |j| ready.push(j));
+/// counters.finish(&[2], |j| ready.push(j));
+/// assert_eq!(ready, [2]);
+/// ```
 pub struct RunCounters {
     remaining: Box<[AtomicUsize]>,
 }
 
 impl RunCounters {
     /// Counters starting at `dep_counts`.
+    ///
+    /// ```
+    /// # use ecs_sched::RunCounters;
+    /// let counters = RunCounters::new(&[0, 1]);
+    /// let mut ready = Vec::new();
+    /// counters.finish(&[1], |j| ready.push(j));
+    /// assert_eq!(ready, [1]);
+    /// ```
     pub fn new(dep_counts: &[usize]) -> Self {
         Self {
             remaining: dep_counts.iter().map(|&c| AtomicUsize::new(c)).collect(),
@@ -35,6 +53,11 @@ impl RunCounters {
     }
 
     /// Systems ready at the start.
+    ///
+    /// ```
+    /// # use ecs_sched::RunCounters;
+    /// assert_eq!(RunCounters::roots(&[0, 2, 0, 1]).collect::<Vec<_>>(), [0, 2]);
+    /// ```
     pub fn roots(dep_counts: &[usize]) -> impl Iterator<Item = usize> + '_ {
         dep_counts
             .iter()
@@ -44,6 +67,14 @@ impl RunCounters {
     }
 
     /// Records that a system finished; calls `ready(j)` for each dependent that became ready.
+    ///
+    /// ```
+    /// # use ecs_sched::RunCounters;
+    /// let counters = RunCounters::new(&[0, 1, 1]);
+    /// let mut ready = Vec::new();
+    /// counters.finish(&[1, 2], |j| ready.push(j));
+    /// assert_eq!(ready, [1, 2]);
+    /// ```
     pub fn finish(&self, dependents: &[usize], mut ready: impl FnMut(usize)) {
         for &j in dependents {
             // AcqRel: the last decrement acquires every predecessor's writes (each released
@@ -57,6 +88,17 @@ impl RunCounters {
 
 /// Runs `first`, then, on this thread, the first dependent that each finish makes ready;
 /// further ready dependents go to `spawn`. The pool executor and the loom model tests share it.
+///
+/// ```
+/// # use ecs_sched::{drive_chain, RunCounters};
+/// // 0 -> 1 -> 2, run on this thread.
+/// let deps = [0, 1, 1];
+/// let dependents = vec![vec![1], vec![2], vec![]];
+/// let counters = RunCounters::new(&deps);
+/// let mut order = Vec::new();
+/// drive_chain(&counters, &dependents, 0, |i| order.push(i), &|_| unreachable!());
+/// assert_eq!(order, [0, 1, 2]);
+/// ```
 #[doc(hidden)]
 pub fn drive_chain(
     counters: &RunCounters,

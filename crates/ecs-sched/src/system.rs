@@ -11,6 +11,17 @@ use crate::error::{CommandError, ScheduleError};
 use crate::param::{ParamItem, SystemParam};
 
 /// A unit of work the schedule runs.
+///
+/// ```
+/// # use ecs_core::{Components, World};
+/// # use ecs_sched::{IntoSystem, System};
+/// let mut registry = Components::default();
+/// let mut system = (|w: &mut World| { w.insert_resource(1u8); }).into_system(&mut registry).unwrap();
+/// let mut world = World::new();
+/// system.initialize(&mut world);
+/// system.run_exclusive(&mut world);
+/// assert!(system.access().is_exclusive() && world.contains_resource::<u8>());
+/// ```
 pub trait System: Send + Sync + 'static {
     /// The system's name (unique within a schedule).
     fn name(&self) -> &str;
@@ -40,11 +51,28 @@ pub trait System: Send + Sync + 'static {
 
 /// Something that can become a [`System`]: functions of system parameters, and
 /// `FnMut(&mut World)` for exclusive systems. `Marker` only keeps the impls apart.
+///
+/// ```
+/// # use ecs_core::Components;
+/// # use ecs_sched::{IntoSystem, ResMut};
+/// fn tick(mut n: ResMut<u32>) { *n += 1; }
+/// let mut registry = Components::default();
+/// let system = tick.into_system(&mut registry).unwrap();
+/// assert_eq!(system.name(), "tick");
+/// assert_eq!(system.access().write_names(), ["u32"]);
+/// ```
 pub trait IntoSystem<Marker> {
     /// Builds the system, computing its access against `registry`.
     ///
     /// # Errors
     /// [`ScheduleError::ConflictingParams`] if its own parameters conflict.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::{IntoSystem, Res, ResMut};
+    /// fn bad(_a: Res<u32>, _b: ResMut<u32>) {}
+    /// assert!(bad.into_system(&mut Components::default()).is_err());
+    /// ```
     fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError>;
 }
 
@@ -64,6 +92,13 @@ pub(crate) fn default_name<F>() -> String {
 }
 
 /// A function that can run as a system with parameters `Param`.
+///
+/// ```
+/// # use ecs_sched::{Res, SystemParamFunction};
+/// fn takes<M, F: SystemParamFunction<M>>(_: F) -> bool { true }
+/// fn show(_: Res<u32>) {}
+/// assert!(takes(show));
+/// ```
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
     type Param: SystemParam;
@@ -111,6 +146,14 @@ function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10);
 function_system!(P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11);
 
 /// A [`SystemParamFunction`] with its name, access and parameter state.
+///
+/// ```
+/// # use ecs_core::Components;
+/// # use ecs_sched::{IntoSystem, Res};
+/// fn read(_: Res<u32>) {}
+/// let system = read.into_system(&mut Components::default()).unwrap();
+/// assert_eq!(system.access().read_names(), ["u32"]);
+/// ```
 pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     func: F,
     name: String,
@@ -185,9 +228,26 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<
 }
 
 /// Marker for exclusive systems.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::Schedule;
+/// let mut world = World::new();
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(|w: &mut World| { w.spawn((1u32,)); }); // `IntoSystem<Exclusive>`
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(world.len(), 1);
+/// ```
 pub struct Exclusive;
 
 /// A `FnMut(&mut World)` system: runs alone.
+///
+/// ```
+/// # use ecs_core::{Components, World};
+/// # use ecs_sched::IntoSystem;
+/// let system = (|_: &mut World| {}).into_system(&mut Components::default()).unwrap();
+/// assert!(system.access().is_exclusive());
+/// ```
 pub struct ExclusiveSystem<F> {
     func: F,
     name: String,
@@ -270,6 +330,12 @@ impl System for SyncPoint {
 
 impl Conflict {
     /// The type named by a conflict, for messages.
+    ///
+    /// ```
+    /// # use ecs_sched::Conflict;
+    /// assert_eq!(Conflict::Component("Position").type_name(), "Position");
+    /// assert_eq!(Conflict::World.type_name(), "&World");
+    /// ```
     pub fn type_name(&self) -> String {
         self.to_string()
     }

@@ -430,6 +430,17 @@ impl Entities {
     }
 
     /// Test hook: moves a vacant slot's generation close to the end of its range.
+    ///
+    /// ```
+    /// # use ecs_core::{ArchetypeId, Entities, Location};
+    /// # use std::num::NonZeroU32;
+    /// let mut entities = Entities::default();
+    /// let loc = Location { archetype: ArchetypeId::EMPTY, row: 0 };
+    /// let e = entities.alloc(loc);
+    /// entities.free(e);
+    /// entities.set_generation_for_tests(e.index(), NonZeroU32::new(7).unwrap());
+    /// assert_eq!(entities.alloc(loc).generation(), 7);
+    /// ```
     #[doc(hidden)]
     pub fn set_generation_for_tests(&mut self, index: u32, generation: NonZeroU32) {
         let slot = &mut self.slots[index as usize];

@@ -53,6 +53,15 @@ pub type Tick = u64;
 /// 2. For every live entity `e` at `Location { archetype, row }`, row `row` of that archetype
 ///    has entity id `e`, and every row of every archetype belongs to a live entity there.
 /// 3. `change_tick` only grows.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// let e = world.spawn((1u32, 'a'));
+/// world.insert_resource(0.5f32);
+/// assert!(world.has::<char>(e) && world.contains_resource::<f32>());
+/// world.check_invariants();
+/// ```
 pub struct World {
     id: WorldId,
     entities: Entities,
@@ -104,6 +113,12 @@ impl World {
     ///
     /// # Panics
     /// If `bytes` is not a power of two of at least 128.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::with_test_chunk_size(256);
+    /// assert_eq!(world.chunk_size(), 256);
+    /// ```
     #[doc(hidden)]
     pub fn with_test_chunk_size(bytes: usize) -> Self {
         assert!(
@@ -547,6 +562,16 @@ impl World {
     ///
     /// # Panics
     /// If the slot is live or does not exist.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use std::num::NonZeroU32;
+    /// let mut world = World::new();
+    /// let e = world.spawn(());
+    /// world.despawn(e).unwrap();
+    /// world.set_slot_generation_for_tests(e.index(), NonZeroU32::new(u32::MAX).unwrap());
+    /// assert_eq!(world.spawn(()).generation(), u32::MAX);
+    /// ```
     #[doc(hidden)]
     pub fn set_slot_generation_for_tests(&mut self, index: u32, generation: std::num::NonZeroU32) {
         self.flush();

@@ -14,6 +14,14 @@ use crate::iter::{ChunkView, QueryIter, StateRef};
 use crate::state::QueryState;
 
 /// Adds `query` to [`World`].
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// assert_eq!(world.query::<RefRO<u32>>().count(), 1);
+/// ```
 pub trait QueryExt {
     /// A one-shot query; filters go inside the tuple (`(RefRO<A>, With<B>)`).
     ///

@@ -21,6 +21,15 @@ use crate::error::CommandError;
 /// # Safety
 /// Implementors promise that `declare` records every component and resource `get`'s item reads
 /// (as reads) or writes (as writes), or the whole world.
+///
+/// ```
+/// # use ecs_core::Components;
+/// # use ecs_sched::{Res, ResMut, SystemAccess, SystemParam};
+/// let mut access = SystemAccess::default();
+/// let mut registry = Components::default();
+/// <(Res<u32>, ResMut<u64>)>::declare(&mut access, &mut registry).unwrap();
+/// assert_eq!((access.read_names(), access.write_names()), (vec!["u32"], vec!["u64"]));
+/// ```
 pub unsafe trait SystemParam: Sized {
     /// Per-system data kept between runs (query caches, local values, command queues).
     type State: Send + Sync + 'static;
@@ -58,6 +67,13 @@ pub unsafe trait SystemParam: Sized {
 }
 
 /// The item type of parameter `P`.
+///
+/// ```
+/// # use ecs_sched::{ParamItem, Res};
+/// fn read(r: ParamItem<'_, '_, Res<'_, u32>>) -> u32 { *r } // the same type as `Res<u32>`
+/// # let _ = read;
+/// assert_eq!(std::mem::size_of::<ParamItem<'_, '_, Res<'_, u32>>>(), std::mem::size_of::<&u32>());
+/// ```
 pub type ParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 
 // ----- Query ---------------------------------------------------------------------------------

@@ -33,6 +33,14 @@ pub use ecs_query as query;
 pub use ecs_sched as sched;
 
 /// The types most programs use, in one import.
+///
+/// ```
+/// use ecs::prelude::*;
+/// let mut world = World::new();
+/// let e: Entity = world.spawn((1u32,));
+/// world.query::<RefRW<u32>>().for_each(|n| *n += 1);
+/// assert_eq!(world.get::<u32>(e), Ok(&2));
+/// ```
 pub mod prelude {
     pub use ecs_core::{
         Bundle, Component, ComponentError, Entity, EntityError, World, WorldError, WorldLayout,

@@ -176,7 +176,8 @@ impl Slot {
 ///
 /// The table maps an index to a location; whether a handle's *generation* is current is
 /// answered by the entity id stored in that location's row (see the private `Slot` type),
-/// which keeps the table at 8 bytes per entity. [`World::location`](crate::World::location) does that check.
+/// which keeps the table at 8 bytes per entity. [`World::location`](crate::World::location)
+/// does that check.
 ///
 /// # Invariants
 /// 1. A slot is live iff its archetype is not `INVALID`; `live` counts the live slots. A live

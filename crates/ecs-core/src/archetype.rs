@@ -105,7 +105,11 @@ pub struct Archetype {
 ///
 /// ```
 /// # use ecs_core::RowTooLarge;
-/// let err = RowTooLarge { components: vec![("Big", 20_000)], chunk_size: 16_384, row_bytes: 20_008 };
+/// let err = RowTooLarge {
+///     components: vec![("Big", 20_000)],
+///     chunk_size: 16_384,
+///     row_bytes: 20_008,
+/// };
 /// assert!(err.to_string().contains("20008 bytes"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -198,7 +198,8 @@ impl Access {
 /// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
 /// let mut world = World::new();
 /// let state = <(RefRW<u32>, RefRO<u32>)>::init_state(world.components_mut());
-/// let err = QueryState::<(RefRW<u32>, RefRO<u32>)>::compute_access(&state, &(), world.components());
+/// type Aliased = (RefRW<u32>, RefRO<u32>);
+/// let err = QueryState::<Aliased>::compute_access(&state, &(), world.components());
 /// assert_eq!(err.unwrap_err().component, "u32");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

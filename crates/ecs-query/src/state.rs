@@ -90,7 +90,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
     /// let mut world = World::new();
     /// let q = <(RefRW<u32>, RefRO<char>)>::init_state(world.components_mut());
-    /// let access = QueryState::<(RefRW<u32>, RefRO<char>)>::compute_access(&q, &(), world.components()).unwrap();
+    /// type Q = (RefRW<u32>, RefRO<char>);
+    /// let access = QueryState::<Q>::compute_access(&q, &(), world.components()).unwrap();
     /// let u32_id = world.component_id::<u32>().unwrap();
     /// assert!(access.access.writes().contains(u32_id));
     /// assert!(access.required.contains(u32_id));

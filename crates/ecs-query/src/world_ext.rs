@@ -49,7 +49,8 @@ pub trait QueryExt {
     /// let mut world = World::new();
     /// world.spawn((1u32, 'a'));
     /// world.spawn((2u32,));
-    /// let only: Vec<u32> = world.query_filtered::<RefRO<u32>, Without<char>>().iter().copied().collect();
+    /// let query = world.query_filtered::<RefRO<u32>, Without<char>>();
+    /// let only: Vec<u32> = query.iter().copied().collect();
     /// assert_eq!(only, [2]);
     /// ```
     fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F>;

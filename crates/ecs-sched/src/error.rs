@@ -73,7 +73,12 @@ impl std::error::Error for ScheduleError {}
 /// # use ecs_sched::CommandError;
 /// # let mut world = World::new();
 /// # let entity = world.spawn(());
-/// let err = CommandError { system: "reaper".into(), command: "despawn", entity, reason: "gone".into() };
+/// let err = CommandError {
+///     system: "reaper".into(),
+///     command: "despawn",
+///     entity,
+///     reason: "gone".into(),
+/// };
 /// assert!(err.to_string().starts_with("skipped `despawn`"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

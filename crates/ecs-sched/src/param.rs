@@ -104,7 +104,9 @@ impl<Q: WorldQuery, F: QueryFilter> Query<'_, '_, Q, F> {
     /// # use ecs_core::World;
     /// # use ecs_query::RefRO;
     /// # use ecs_sched::{Query, ResMut, Schedule};
-    /// fn sum(mut q: Query<RefRO<u32>>, mut total: ResMut<u64>) { *total = q.iter().map(|&n| n as u64).sum(); }
+    /// fn sum(mut q: Query<RefRO<u32>>, mut total: ResMut<u64>) {
+    ///     *total = q.iter().map(|&n| n as u64).sum();
+    /// }
     /// let mut world = World::new();
     /// world.spawn((2u32,));
     /// world.spawn((3u32,));

@@ -16,7 +16,10 @@ use crate::param::{ParamItem, SystemParam};
 /// # use ecs_core::{Components, World};
 /// # use ecs_sched::{IntoSystem, System};
 /// let mut registry = Components::default();
-/// let mut system = (|w: &mut World| { w.insert_resource(1u8); }).into_system(&mut registry).unwrap();
+/// let exclusive = |w: &mut World| {
+///     w.insert_resource(1u8);
+/// };
+/// let mut system = exclusive.into_system(&mut registry).unwrap();
 /// let mut world = World::new();
 /// system.initialize(&mut world);
 /// system.run_exclusive(&mut world);

@@ -45,6 +45,14 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     type Replaced;
 
     /// Pushes the id of each element type, registering types on first use.
+    ///
+    /// ```
+    /// # use ecs_core::{Bundle, BundleIds, Components};
+    /// let mut components = Components::default();
+    /// let mut ids = BundleIds::new();
+    /// <(u8, u16)>::component_ids(&mut components, &mut ids);
+    /// assert_eq!(ids.as_slice(), [components.id::<u8>().unwrap(), components.id::<u16>().unwrap()]);
+    /// ```
     fn component_ids(components: &mut Components, ids: &mut BundleIds);
 
     /// Moves element `i` to row `row` of the column starting at `bases[i]`.
@@ -52,6 +60,17 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// # Safety
     /// Each `bases[i].cast::<Ti>().add(row)` is valid for a write of a `Ti`, and its old
     /// contents are uninitialised (or owned elsewhere).
+    ///
+    /// ```
+    /// # use std::{mem::MaybeUninit, ptr::NonNull};
+    /// # use ecs_core::Bundle;
+    /// let (mut a, mut b) = (MaybeUninit::<[u32; 2]>::uninit(), MaybeUninit::<[char; 2]>::uninit());
+    /// let bases = [NonNull::from(&mut a).cast::<u8>(), NonNull::from(&mut b).cast::<u8>()];
+    /// // SAFETY: each column has room for a value at row 1, not yet initialised.
+    /// unsafe { (5u32, 'x').write_row(&bases, 1) };
+    /// // SAFETY: row 1 was just written; `u32` and `char` need no drop.
+    /// assert_eq!(unsafe { (a.assume_init()[1], b.assume_init()[1]) }, (5, 'x'));
+    /// ```
     unsafe fn write_row(self, bases: &[NonNull<u8>], row: usize);
 
     /// Writes element `i` to `cells[i]`; where `overwrite[i]`, the old value is read out first
@@ -59,12 +78,33 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     ///
     /// # Safety
     /// As `write_row` with `row = 0`; cells marked `overwrite` hold an initialised `Ti`.
+    ///
+    /// ```
+    /// # use std::ptr::NonNull;
+    /// # use ecs_core::Bundle;
+    /// let (mut a, mut b) = (1u32, 'a');
+    /// let cells = [NonNull::from(&mut a).cast::<u8>(), NonNull::from(&mut b).cast::<u8>()];
+    /// // SAFETY: both cells hold initialised values of the element types.
+    /// let old = unsafe { (2u32, 'b').replace(&cells, &[true, false]) };
+    /// assert_eq!(old, (Some(1), None));
+    /// assert_eq!((a, b), (2, 'b'));
+    /// ```
     unsafe fn replace(self, cells: &[NonNull<u8>], overwrite: &[bool]) -> Self::Replaced;
 
     /// Reads element `i` from `cells[i]`, taking ownership.
     ///
     /// # Safety
     /// Each `cells[i]` holds an initialised `Ti` that the caller treats as moved-out afterwards.
+    ///
+    /// ```
+    /// # use std::{mem::ManuallyDrop, ptr::NonNull};
+    /// # use ecs_core::Bundle;
+    /// let mut name = ManuallyDrop::new(String::from("moved"));
+    /// let cells = [NonNull::from(&mut *name).cast::<u8>()];
+    /// // SAFETY: the cell holds a `String` that is never used again (`ManuallyDrop`).
+    /// let (taken,) = unsafe { <(String,)>::read(&cells) };
+    /// assert_eq!(taken, "moved");
+    /// ```
     unsafe fn read(cells: &[NonNull<u8>]) -> Self;
 }
 

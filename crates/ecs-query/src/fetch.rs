@@ -44,12 +44,31 @@ pub unsafe trait WorldQuery {
     const CHUNK_FILTERED: bool = false;
 
     /// Registers the element's component types and returns its state.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut components = Components::default();
+    /// let id = RefRO::<u32>::init_state(&mut components);
+    /// assert_eq!(components.id::<u32>(), Some(id));
+    /// ```
     fn init_state(components: &mut Components) -> Self::State;
 
     /// Records what the element reads and writes.
     ///
     /// # Errors
     /// If the element aliases a component already in `access`.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::{Access, RefRW, WorldQuery};
+    /// let mut components = Components::default();
+    /// let state = RefRW::<u32>::init_state(&mut components);
+    /// let mut access = Access::new();
+    /// RefRW::<u32>::update_access(&state, &mut access, &components).unwrap();
+    /// assert!(access.writes().contains(state));
+    /// assert!(RefRW::<u32>::update_access(&state, &mut access, &components).is_err());
+    /// ```
     fn update_access(
         state: &Self::State,
         access: &mut Access,
@@ -57,13 +76,41 @@ pub unsafe trait WorldQuery {
     ) -> Result<(), AccessConflict>;
 
     /// Adds the components every matched archetype must have or must lack.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, Signature};
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut components = Components::default();
+    /// let state = RefRO::<u32>::init_state(&mut components);
+    /// let (mut required, mut excluded) = (Signature::new(), Signature::new());
+    /// RefRO::<u32>::update_masks(&state, &mut required, &mut excluded);
+    /// assert!(required.contains(state) && excluded.is_empty());
+    /// ```
     fn update_masks(_state: &Self::State, _required: &mut Signature, _excluded: &mut Signature) {}
 
     /// The exact archetype test.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, Signature};
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut components = Components::default();
+    /// let state = <Option<RefRO<u32>>>::init_state(&mut components);
+    /// assert!(<Option<RefRO<u32>>>::matches(&state, &Signature::new())); // optional: always
+    /// ```
     fn matches(state: &Self::State, signature: &Signature) -> bool;
 
     /// The chunk-level test for change filters; `last_seen` is the first tick the running query
     /// has not seen yet.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert!(RefRO::<u32>::chunk_matches(&state, arch, &arch.chunks()[0], world.change_tick()));
+    /// ```
     #[inline]
     fn chunk_matches(
         _state: &Self::State,
@@ -78,6 +125,20 @@ pub unsafe trait WorldQuery {
     ///
     /// # Safety
     /// `Self::matches(archetype.signature())`, and `chunk` belongs to `archetype`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let tick = world.change_tick();
+    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
+    /// let mut fetch = unsafe { RefRO::<u32>::fetch(&state, arch, &arch.chunks()[0], tick) };
+    /// // SAFETY: row 0 exists, and nothing writes the world meanwhile.
+    /// assert_eq!(unsafe { RefRO::<u32>::item(&mut fetch, 0) }, &7);
+    /// ```
     unsafe fn fetch(
         state: &Self::State,
         archetype: &Archetype,
@@ -91,12 +152,42 @@ pub unsafe trait WorldQuery {
     /// `row` is below the fetched chunk's length; the chunk outlives `'w`; no other live
     /// reference conflicts with the access this element declared (each row of a `&mut` element
     /// is yielded at most once while alive).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRW, WorldQuery};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let state = RefRW::<u32>::init_state(world.components_mut());
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let tick = world.change_tick();
+    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
+    /// let mut fetch = unsafe { RefRW::<u32>::fetch(&state, arch, &arch.chunks()[0], tick) };
+    /// // SAFETY: row 0 exists and is handed out once; nothing else accesses the world meanwhile.
+    /// *unsafe { RefRW::<u32>::item(&mut fetch, 0) } = 8;
+    /// assert_eq!(world.get::<u32>(e), Ok(&8));
+    /// ```
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w>;
 
     /// The element's column slices of the first `len` rows.
     ///
     /// # Safety
     /// As [`WorldQuery::item`], for all rows `0..len` at once (`len` = the chunk's length).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// world.spawn((8u32,));
+    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let chunk = &arch.chunks()[0];
+    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
+    /// let fetch = unsafe { RefRO::<u32>::fetch(&state, arch, chunk, world.change_tick()) };
+    /// // SAFETY: `chunk.len()` rows exist, and nothing writes the world meanwhile.
+    /// assert_eq!(unsafe { RefRO::<u32>::slice(&fetch, chunk.len()) }, [7, 8]);
+    /// ```
     unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w>;
 }
 

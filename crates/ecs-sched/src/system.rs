@@ -27,15 +27,52 @@ use crate::param::{ParamItem, SystemParam};
 /// ```
 pub trait System: Send + Sync + 'static {
     /// The system's name (unique within a schedule).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::IntoSystem;
+    /// fn physics() {}
+    /// let system = physics.into_system(&mut Components::default()).unwrap();
+    /// assert_eq!(system.name(), "physics");
+    /// ```
     fn name(&self) -> &str;
 
     /// Renames the system.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::IntoSystem;
+    /// fn physics() {}
+    /// let mut system = physics.into_system(&mut Components::default()).unwrap();
+    /// system.set_name("step".into());
+    /// assert_eq!(system.name(), "step");
+    /// ```
     fn set_name(&mut self, name: String);
 
     /// What the system reads and writes, known since it was built.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::{IntoSystem, Res};
+    /// fn read(_: Res<u32>) {}
+    /// let system = read.into_system(&mut Components::default()).unwrap();
+    /// assert_eq!(system.access().read_names(), ["u32"]);
+    /// ```
     fn access(&self) -> &SystemAccess;
 
     /// Builds (or rebuilds, for another world) the parameter states.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// # use ecs_sched::{IntoSystem, ResMut};
+    /// fn bump(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut system = bump.into_system(&mut Components::default()).unwrap();
+    /// system.initialize(&mut world);
+    /// system.run_exclusive(&mut world);
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
     fn initialize(&mut self, world: &mut World);
 
     /// Runs a non-exclusive system through a shared world.
@@ -43,12 +80,51 @@ pub trait System: Send + Sync + 'static {
     /// # Safety
     /// `initialize` was called with this world, and no system running at the same time
     /// conflicts with [`System::access`].
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// # use ecs_sched::{IntoSystem, ResMut};
+    /// fn bump(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut system = bump.into_system(&mut Components::default()).unwrap();
+    /// system.initialize(&mut world);
+    /// // SAFETY: initialised with this world, and no other system runs.
+    /// unsafe { system.run_shared(&world) };
+    /// assert_eq!(*world.resource::<u32>(), 1);
+    /// ```
     unsafe fn run_shared(&mut self, world: &World);
 
     /// Runs the system with exclusive world access.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// # use ecs_sched::IntoSystem;
+    /// let exclusive = |w: &mut World| {
+    ///     w.spawn(());
+    /// };
+    /// let mut system = exclusive.into_system(&mut Components::default()).unwrap();
+    /// let mut world = World::new();
+    /// system.initialize(&mut world);
+    /// system.run_exclusive(&mut world);
+    /// assert_eq!(world.len(), 1);
+    /// ```
     fn run_exclusive(&mut self, world: &mut World);
 
     /// Applies (or with `discard`, drops) recorded commands.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// # use ecs_sched::{Commands, IntoSystem};
+    /// fn spawner(mut commands: Commands) { commands.spawn((1u32,)); }
+    /// let mut world = World::new();
+    /// let mut system = spawner.into_system(&mut Components::default()).unwrap();
+    /// system.initialize(&mut world);
+    /// system.run_exclusive(&mut world);
+    /// let mut errors = Vec::new();
+    /// system.apply_deferred(&mut world, &mut errors, false);
+    /// assert_eq!((world.len(), errors.len()), (1, 0));
+    /// ```
     fn apply_deferred(&mut self, world: &mut World, errors: &mut Vec<CommandError>, discard: bool);
 }
 
@@ -107,6 +183,19 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     type Param: SystemParam;
 
     /// Calls the function.
+    ///
+    /// ```
+    /// # use std::sync::atomic::{AtomicU32, Ordering};
+    /// # use std::sync::Arc;
+    /// # use ecs_sched::SystemParamFunction;
+    /// let calls = Arc::new(AtomicU32::new(0));
+    /// let counter = Arc::clone(&calls);
+    /// let mut f = move || {
+    ///     counter.fetch_add(1, Ordering::Relaxed);
+    /// };
+    /// SystemParamFunction::<fn()>::call(&mut f, ()); // no parameters: the item is `()`
+    /// assert_eq!(calls.load(Ordering::Relaxed), 1);
+    /// ```
     fn call(&mut self, params: ParamItem<'_, '_, Self::Param>);
 }
 

@@ -40,15 +40,43 @@ pub unsafe trait SystemParam: Sized {
     ///
     /// # Errors
     /// The conflict, if it clashes with what the system's other parameters access.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::{Conflict, Res, ResMut, SystemAccess, SystemParam};
+    /// let (mut access, mut registry) = (SystemAccess::default(), Components::default());
+    /// <Res<u32>>::declare(&mut access, &mut registry).unwrap();
+    /// let err = <ResMut<u32>>::declare(&mut access, &mut registry).unwrap_err();
+    /// assert_eq!(err, Conflict::Resource("u32"));
+    /// ```
     fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict>;
 
     /// Builds the state for `world`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Local, SystemParam};
+    /// let mut world = World::new();
+    /// let state: u32 = <Local<u32>>::init_state(&mut world);
+    /// assert_eq!(state, 0); // `Local<T>` starts at `T::default()`
+    /// ```
     fn init_state(world: &mut World) -> Self::State;
 
     /// The item for one run.
     ///
     /// # Safety
     /// No system running at the same time conflicts with this parameter's declared access.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, SystemParam};
+    /// let mut world = World::new();
+    /// world.insert_resource(1u32);
+    /// let mut state = <ResMut<u32>>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// *unsafe { <ResMut<u32>>::get(&mut state, &world, "doc") } = 2;
+    /// assert_eq!(*world.resource::<u32>(), 2);
+    /// ```
     unsafe fn get<'w, 's>(
         state: &'s mut Self::State,
         world: &'w World,
@@ -56,6 +84,18 @@ pub unsafe trait SystemParam: Sized {
     ) -> Self::Item<'w, 's>;
 
     /// Applies (or with `discard`, drops) deferred work, such as recorded commands.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Commands, SystemParam};
+    /// let mut world = World::new();
+    /// let mut state = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// unsafe { <Commands>::get(&mut state, &world, "doc") }.spawn((1u32,));
+    /// let mut errors = Vec::new();
+    /// <Commands>::apply(&mut state, &mut world, "doc", &mut errors, false);
+    /// assert_eq!((world.len(), errors.len()), (1, 0));
+    /// ```
     fn apply(
         _state: &mut Self::State,
         _world: &mut World,
@@ -69,10 +109,14 @@ pub unsafe trait SystemParam: Sized {
 /// The item type of parameter `P`.
 ///
 /// ```
-/// # use ecs_sched::{ParamItem, Res};
-/// fn read(r: ParamItem<'_, '_, Res<'_, u32>>) -> u32 { *r } // the same type as `Res<u32>`
-/// # let _ = read;
-/// assert_eq!(std::mem::size_of::<ParamItem<'_, '_, Res<'_, u32>>>(), std::mem::size_of::<&u32>());
+/// # use ecs_core::World;
+/// # use ecs_sched::{ParamItem, Res, SystemParam};
+/// let mut world = World::new();
+/// world.insert_resource(3u32);
+/// let mut state = <Res<u32>>::init_state(&mut world);
+/// // SAFETY: no system runs at the same time.
+/// let item: ParamItem<'_, '_, Res<u32>> = unsafe { <Res<u32>>::get(&mut state, &world, "doc") };
+/// assert_eq!(*item, 3);
 /// ```
 pub type ParamItem<'w, 's, P> = <P as SystemParam>::Item<'w, 's>;
 

@@ -51,7 +51,8 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// let mut components = Components::default();
     /// let mut ids = BundleIds::new();
     /// <(u8, u16)>::component_ids(&mut components, &mut ids);
-    /// assert_eq!(ids.as_slice(), [components.id::<u8>().unwrap(), components.id::<u16>().unwrap()]);
+    /// let expected = [components.id::<u8>().unwrap(), components.id::<u16>().unwrap()];
+    /// assert_eq!(ids.as_slice(), expected);
     /// ```
     fn component_ids(components: &mut Components, ids: &mut BundleIds);
 
@@ -64,7 +65,8 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// ```
     /// # use std::{mem::MaybeUninit, ptr::NonNull};
     /// # use ecs_core::Bundle;
-    /// let (mut a, mut b) = (MaybeUninit::<[u32; 2]>::uninit(), MaybeUninit::<[char; 2]>::uninit());
+    /// let mut a = MaybeUninit::<[u32; 2]>::uninit();
+    /// let mut b = MaybeUninit::<[char; 2]>::uninit();
     /// let bases = [NonNull::from(&mut a).cast::<u8>(), NonNull::from(&mut b).cast::<u8>()];
     /// // SAFETY: each column has room for a value at row 1, not yet initialised.
     /// unsafe { (5u32, 'x').write_row(&bases, 1) };

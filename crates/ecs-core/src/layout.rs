@@ -34,7 +34,8 @@ pub struct ArchetypeLayout {
     pub bytes_unused: usize,
 }
 
-/// Chunk usage of every archetype that holds entities, from [`World::layout`](crate::World::layout).
+/// Chunk usage of every archetype that holds entities, from
+/// [`World::layout`](crate::World::layout).
 ///
 /// ```
 /// # use ecs_core::World;

@@ -42,6 +42,13 @@ pub type BundleIds = SmallVec<[ComponentId; 12]>;
 /// ```
 pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// The old values an overwriting `insert` hands back to be dropped.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_core::Bundle;
+    /// type Old = <(u32, char) as Bundle>::Replaced;
+    /// assert_eq!(TypeId::of::<Old>(), TypeId::of::<(Option<u32>, Option<char>)>());
+    /// ```
     type Replaced;
 
     /// Pushes the id of each element type, registering types on first use.

@@ -32,15 +32,43 @@ use crate::access::{Access, AccessConflict};
 /// ```
 pub unsafe trait WorldQuery {
     /// What the query yields per entity.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_query::{RefRW, WorldQuery};
+    /// type Item = <RefRW<u32> as WorldQuery>::Item<'static>;
+    /// assert_eq!(TypeId::of::<Item>(), TypeId::of::<&'static mut u32>());
+    /// ```
     type Item<'w>;
     /// What [`ChunkView::columns`](crate::ChunkView::columns) yields per chunk.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// type Slice = <Option<RefRO<u32>> as WorldQuery>::Slice<'static>;
+    /// assert_eq!(TypeId::of::<Slice>(), TypeId::of::<Option<&'static [u32]>>());
+    /// ```
     type Slice<'w>;
     /// Per-chunk column pointers.
     type Fetch: Clone;
     /// Per-world data computed once (component ids).
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_core::ComponentId;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// type State = <RefRO<u32> as WorldQuery>::State;
+    /// assert_eq!(TypeId::of::<State>(), TypeId::of::<ComponentId>());
+    /// ```
     type State: Send + Sync + 'static;
 
     /// Whether `chunk_matches` can reject a chunk of a matched archetype (change filters).
+    ///
+    /// ```
+    /// # use ecs_query::{Changed, RefRO, WorldQuery};
+    /// assert!(!<RefRO<u32> as WorldQuery>::CHUNK_FILTERED);
+    /// assert!(<Changed<u32> as WorldQuery>::CHUNK_FILTERED);
+    /// ```
     const CHUNK_FILTERED: bool = false;
 
     /// Registers the element's component types and returns its state.

@@ -32,8 +32,22 @@ use crate::error::CommandError;
 /// ```
 pub unsafe trait SystemParam: Sized {
     /// Per-system data kept between runs (query caches, local values, command queues).
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::{Local, SystemParam};
+    /// type State = <Local<'static, u64> as SystemParam>::State;
+    /// assert_eq!(TypeId::of::<State>(), TypeId::of::<u64>()); // the local value itself
+    /// ```
     type State: Send + Sync + 'static;
     /// The value handed to the system.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_sched::{Res, SystemParam};
+    /// type Item = <Res<'static, u32> as SystemParam>::Item<'static, 'static>;
+    /// assert_eq!(TypeId::of::<Item>(), TypeId::of::<Res<'static, u32>>());
+    /// ```
     type Item<'w, 's>;
 
     /// Records the parameter's access, with ids from the schedule's type registry.

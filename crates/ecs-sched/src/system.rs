@@ -180,6 +180,15 @@ pub(crate) fn default_name<F>() -> String {
 /// ```
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
+    ///
+    /// ```
+    /// # use ecs_sched::SystemParamFunction;
+    /// fn param_name<M, F: SystemParamFunction<M>>(_: &F) -> &'static str {
+    ///     std::any::type_name::<F::Param>()
+    /// }
+    /// fn no_params() {}
+    /// assert_eq!(param_name(&no_params), "()");
+    /// ```
     type Param: SystemParam;
 
     /// Calls the function.

@@ -1,5 +1,5 @@
 //! Workloads this engine is built for, each beside the hand-written loop it should approach:
-//! iteration over 1,000,000 entities, batch spawning of 1,000,000, add/remove on entities with
+//! iteration over 10,000 and 1,000,000 entities, batch spawning of 1,000,000, add/remove on entities with
 //! many columns, and iteration over 500 archetypes.
 //!
 //! Run with `cargo bench -p ecs-benches --bench engine`.
@@ -31,12 +31,21 @@ fn pos_vel(i: usize) -> (Position, Velocity) {
 /// `pos += vel` over 1,000,000 (Position, Velocity) entities: per entity (`for_each`), per chunk
 /// with a flat loop (`for_each_chunk`), and the same two loops over plain `Vec`s.
 fn iter_1m(c: &mut Criterion) {
-    let mut world = World::new();
-    world.spawn_batch((0..MILLION).map(pos_vel));
-    let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
-    let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..MILLION).map(pos_vel).unzip();
+    iter_pos_vel(c, "iter_1m", MILLION);
+}
 
-    let mut group = c.benchmark_group("iter_1m");
+/// The same at 10,000 entities, where everything fits in cache.
+fn iter_10k(c: &mut Criterion) {
+    iter_pos_vel(c, "iter_10k", 10_000);
+}
+
+fn iter_pos_vel(c: &mut Criterion, name: &str, n: usize) {
+    let mut world = World::new();
+    world.spawn_batch((0..n).map(pos_vel));
+    let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
+    let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..n).map(pos_vel).unzip();
+
+    let mut group = c.benchmark_group(name);
     group.bench_function("for_each", |b| {
         b.iter(|| state.for_each(&mut world, |(p, v)| p.0 += v.0));
     });
@@ -182,6 +191,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = engine;
     config = config();
-    targets = iter_1m, spawn_batch_1m, add_remove_wide, frag_iter_many
+    targets = iter_10k, iter_1m, spawn_batch_1m, add_remove_wide, frag_iter_many
 }
 criterion_main!(engine);

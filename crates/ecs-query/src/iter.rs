@@ -123,6 +123,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let passes = Q::chunk_matches(&state.query, arch, chunk, self.last_seen)
                     && F::chunk_matches(&state.filter, arch, chunk, self.last_seen);
                 if passes {
+                    arch.prefetch_chunk(arch.chunks().len() - self.chunks.len());
                     // SAFETY: `arch` is matched (state invariant 1) and owns `chunk`.
                     self.fetch = Some(unsafe { Q::fetch(&state.query, arch, chunk, self.tick) });
                     self.row = 0;

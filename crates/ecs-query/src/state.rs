@@ -478,10 +478,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let archetypes = world.archetypes();
         for id in &self.matched {
             let arch = &archetypes[id.index()];
-            for chunk in arch.chunks() {
+            for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
+                arch.prefetch_chunk(i + 1);
                 // SAFETY: `arch` matches and owns `chunk`; the view is handed out once per
                 // chunk, and exclusivity is the caller's contract.
                 f(unsafe {

@@ -1,0 +1,53 @@
+//! Quick A/B probe for large-world iteration: median of many runs of `for_each` beside the
+//! plain-`Vec` loop, interleaved, for profiling with `perf stat`/`perf record`.
+//! `cargo run --release -p ecs-benches --example iter_probe -- [which]`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ecs::prelude::*;
+use ecs_benches::{Position, Vec3, Velocity};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_else(|| "both".into());
+    let n = 1_000_000;
+    let row = |i: usize| {
+        (
+            Position(Vec3::new(i as f32, 0.0, 0.0)),
+            Velocity(Vec3::UNIT_X),
+        )
+    };
+    let mut world = World::new();
+    world.spawn_batch((0..n).map(row));
+    let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
+    let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..n).map(row).unzip();
+    let (mut ours, mut raw) = (Vec::new(), Vec::new());
+    for _ in 0..400 {
+        if which != "raw" {
+            let t = Instant::now();
+            state.for_each(&mut world, |(p, v)| p.0 += v.0);
+            ours.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        if which != "ours" {
+            let t = Instant::now();
+            for (p, v) in black_box(&mut pos).iter_mut().zip(&vel) {
+                p.0 += v.0;
+            }
+            raw.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    if which != "raw" {
+        println!("ours {:.1} us", median(ours.clone()));
+    }
+    if which != "ours" {
+        println!("raw  {:.1} us", median(raw.clone()));
+    }
+    if which == "both" {
+        println!("ratio {:.3}", median(ours) / median(raw));
+    }
+}

@@ -18,6 +18,8 @@
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
+use smallvec::SmallVec;
+
 use crate::entity::Entity;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -61,8 +63,10 @@ pub struct ChunkLayout {
     align: usize,
     capacity: usize,
     by_capacity: FastDiv,
-    offsets: Box<[usize]>,
-    sizes: Box<[usize]>,
+    // Inline for narrow archetypes: a query's per-chunk fetch reads them, and in a world of
+    // many small archetypes a separate heap block per archetype is one more page to walk.
+    offsets: SmallVec<[usize; INLINE_COLUMNS]>,
+    sizes: SmallVec<[usize; INLINE_COLUMNS]>,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -98,7 +102,7 @@ impl ChunkLayout {
         let capacity = (1..=upper)
             .rev()
             .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
-        let mut offsets = Vec::with_capacity(columns.len());
+        let mut offsets = SmallVec::with_capacity(columns.len());
         let mut end = capacity * size_of::<Entity>();
         for c in columns {
             if c.size == 0 {
@@ -118,7 +122,7 @@ impl ChunkLayout {
             align,
             capacity,
             by_capacity: FastDiv::new(capacity as u32),
-            offsets: offsets.into(),
+            offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
         })
     }
@@ -274,6 +278,10 @@ impl FastDiv {
     }
 }
 
+/// Columns whose per-column data (layout offsets and sizes, a chunk's change ticks) is kept
+/// without a separate allocation.
+pub(crate) const INLINE_COLUMNS: usize = 8;
+
 /// One block of rows.
 ///
 /// # Invariants
@@ -295,8 +303,10 @@ pub struct Chunk {
     data: NonNull<u8>,
     len: usize,
     alloc: Layout,
-    /// Per component column, the tick of the last write access.
-    changed: Box<[AtomicU64]>,
+    /// Per component column, the tick of the last write access. Kept inline for narrow
+    /// archetypes so that iterating an archetype's chunks reads and stamps ticks in the
+    /// contiguous chunk list rather than in one scattered heap block per chunk.
+    changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
     /// The tick of the last row added, moved in or moved within this chunk.
     structural: u64,
 }

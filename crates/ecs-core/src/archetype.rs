@@ -67,6 +67,9 @@ struct ColumnMeta {
     id: ComponentId,
     name: &'static str,
     size: usize,
+    /// `layout.offset(c)` again, beside `size`: row moves read both for every column, and a
+    /// plain slice read is cheaper there than the layout's inline-or-heap lookup.
+    offset: usize,
     drop: Option<unsafe fn(*mut u8)>,
 }
 
@@ -76,7 +79,8 @@ const ABSENT: u16 = u16::MAX;
 ///
 /// # Invariants
 /// 1. `columns` lists the ids of `signature` in ascending order; column `c` of every chunk
-///    holds values of `columns[c]`'s type, laid out by `layout`.
+///    holds values of `columns[c]`'s type, laid out by `layout` (`columns[c].offset ==
+///    layout.offset(c)`, `columns[c].size == layout.size(c)`).
 /// 2. `column_of[id] == c` iff `columns[c].id == id`; other entries are `ABSENT`.
 /// 3. Dense: every chunk but the last has `capacity` rows, the last has at least one, and
 ///    `len` is the sum of chunk lengths. No chunk is empty.
@@ -98,8 +102,7 @@ pub struct Archetype {
     /// archetype list rather than in a heap block of its own.
     column_of: SmallVec<[u16; 32]>,
     layout: ChunkLayout,
-    /// The first chunk inline: a small archetype then costs a query one page fewer.
-    chunks: SmallVec<[Chunk; 1]>,
+    chunks: Vec<Chunk>,
     spare: Option<Chunk>,
     len: usize,
 }
@@ -179,16 +182,18 @@ impl Archetype {
             signature: infos.iter().map(|i| i.id()).collect(),
             columns: infos
                 .iter()
-                .map(|i| ColumnMeta {
+                .enumerate()
+                .map(|(c, i)| ColumnMeta {
                     id: i.id(),
                     name: i.name(),
                     size: i.size(),
+                    offset: layout.offset(c),
                     drop: i.drop_fn(),
                 })
                 .collect(),
             column_of,
             layout,
-            chunks: SmallVec::new(),
+            chunks: Vec::new(),
             spare: None,
             len: 0,
         })
@@ -421,6 +426,8 @@ impl Archetype {
     pub(crate) fn addr(&self, row: usize) -> RowAddr {
         let (chunk, r) = self.split_row(row);
         RowAddr {
+            row,
+            chunk,
             data: self.chunks[chunk].data(),
             r,
         }
@@ -434,7 +441,8 @@ impl Archetype {
     #[inline(always)]
     pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
         debug_assert!(col < self.columns.len() && addr.r < self.layout.capacity());
-        let offset = self.layout.offset(col) + addr.r * self.columns[col].size;
+        let meta = &self.columns[col];
+        let offset = meta.offset + addr.r * meta.size;
         // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
         // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
         unsafe { addr.data.add(offset) }
@@ -487,6 +495,7 @@ impl Archetype {
 
     /// Appends a row for `entity` and returns its index. The component cells of the new row are
     /// uninitialised: the caller must write every column before the row is read or removed.
+    #[inline]
     pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> usize {
         let row = self.len;
         let chunk = self.chunk_with_room(tick);
@@ -565,29 +574,29 @@ impl Archetype {
         }
     }
 
-    /// Fills the hole at `row`, whose values the caller has already moved out, with the last
-    /// row. Returns the entity that moved into `row`, if any.
+    /// Fills the hole at `hole` (an [`Archetype::addr`] of this archetype), whose values the
+    /// caller has already moved out, with the last row. Returns the entity that moved into the
+    /// hole, if any.
     ///
     /// # Safety
-    /// `row < self.len`, and every component value of `row` has been moved out or dropped.
-    pub(crate) unsafe fn fill_hole(&mut self, row: usize, tick: u64) -> Option<Entity> {
-        debug_assert!(row < self.len);
+    /// `hole` is the address of a row below `self.len`, and every component value of that row
+    /// has been moved out or dropped.
+    #[inline(always)]
+    pub(crate) unsafe fn fill_hole(&mut self, hole: RowAddr, tick: u64) -> Option<Entity> {
         let last = self.len - 1;
-        let moved = if row != last {
+        debug_assert!(hole.row <= last);
+        let moved = if hole.row != last {
+            let (from, to) = (self.addr(last), hole);
             for col in 0..self.columns.len() {
                 // SAFETY: both rows are below `len` (caller contract); they differ, so the cells
                 // do not overlap; the last row is initialised and about to be forgotten.
                 unsafe {
-                    let src = self.cell(last, col);
-                    let dst = self.cell(row, col);
-                    std::ptr::copy_nonoverlapping(
-                        src.as_ptr(),
-                        dst.as_ptr(),
-                        self.columns[col].size,
-                    );
+                    let src = self.cell_at(from, col);
+                    let dst = self.cell_at(to, col);
+                    copy_value(src.as_ptr(), dst.as_ptr(), self.column_size(col));
                 }
             }
-            Some(self.move_entity_id(last, row, tick))
+            Some(self.move_entity_id(from, to, tick))
         } else {
             None
         };
@@ -617,7 +626,7 @@ impl Archetype {
                     std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
                 }
             }
-            Some(self.move_entity_id(last, row, tick))
+            Some(self.move_entity_id(from, to, tick))
         } else {
             None
         };
@@ -647,14 +656,16 @@ impl Archetype {
     }
 
     /// Copies the entity id of row `from` to row `to`, returning it.
-    fn move_entity_id(&mut self, from: usize, to: usize, tick: u64) -> Entity {
-        let (fc, fr) = self.split_row(from);
-        let (tc, tr) = self.split_row(to);
-        let entity = self.chunks[fc].entities()[fr];
-        let chunk = &mut self.chunks[tc];
-        // SAFETY: `to < len`, so `tr < chunk.len()` and the write stays in the entity column.
-        unsafe { chunk.entity_ptr().add(tr).write(entity) };
-        chunk.mark_structural(tick);
+    fn move_entity_id(&mut self, from: RowAddr, to: RowAddr, tick: u64) -> Entity {
+        // SAFETY: both addresses come from `addr` of rows below `len`, so each points into an
+        // initialised row of its chunk's entity column (at offset 0), and `to` is writable
+        // through `&mut self`.
+        let entity = unsafe {
+            let entity = from.data.cast::<Entity>().add(from.r).read();
+            to.data.cast::<Entity>().add(to.r).write(entity);
+            entity
+        };
+        self.chunks[to.chunk].mark_structural(tick);
         entity
     }
 
@@ -794,6 +805,8 @@ impl std::ops::Deref for RowCells {
 /// A row's chunk base address and row within that chunk; see [`Archetype::addr`].
 #[derive(Clone, Copy)]
 pub(crate) struct RowAddr {
+    row: usize,
+    chunk: usize,
     data: NonNull<u8>,
     r: usize,
 }

@@ -343,7 +343,7 @@ impl World {
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
             // SAFETY: every source value was copied to `dst` above (an insert keeps all source
             // columns), so the source row is moved-out.
-            let moved = unsafe { src.fill_hole(src_row, tick) };
+            let moved = unsafe { src.fill_hole(from, tick) };
             self.entities.set_location(
                 entity.index(),
                 Location {
@@ -441,7 +441,7 @@ impl World {
         // source row is treated as moved-out right after.
         let values = unsafe { B::read(&cells) };
         // SAFETY: kept columns were copied to `dst`, removed ones were read into `values`.
-        let moved = unsafe { src.fill_hole(src_row, tick) };
+        let moved = unsafe { src.fill_hole(from, tick) };
         self.entities.set_location(
             entity.index(),
             Location {

@@ -441,7 +441,8 @@ impl Archetype {
     #[inline(always)]
     pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
         debug_assert!(col < self.columns.len() && addr.r < self.layout.capacity());
-        let meta = &self.columns[col];
+        // SAFETY: `col < columns.len()` (caller contract, checked in debug builds).
+        let meta = unsafe { self.columns.get_unchecked(col) };
         let offset = meta.offset + addr.r * meta.size;
         // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
         // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
@@ -514,19 +515,26 @@ impl Archetype {
     pub(crate) fn chunk_with_room(&mut self, tick: u64) -> &mut Chunk {
         let cap = self.layout.capacity();
         if self.chunks.last().is_none_or(|c| c.len() == cap) {
-            let chunk = match self.spare.take() {
-                Some(mut spare) => {
-                    spare.mark_structural(tick);
-                    for col in 0..self.columns.len() {
-                        spare.mark_changed(col, tick);
-                    }
-                    spare
-                }
-                None => Chunk::new(&self.layout, tick),
-            };
-            self.chunks.push(chunk);
+            self.push_chunk(tick);
         }
         self.chunks.last_mut().expect("a chunk was just ensured")
+    }
+
+    /// Appends the spare chunk, or a new one; once per `capacity` rows, so kept out of line.
+    #[cold]
+    #[inline(never)]
+    fn push_chunk(&mut self, tick: u64) {
+        let chunk = match self.spare.take() {
+            Some(mut spare) => {
+                spare.mark_structural(tick);
+                for col in 0..self.columns.len() {
+                    spare.mark_changed(col, tick);
+                }
+                spare
+            }
+            None => Chunk::new(&self.layout, tick),
+        };
+        self.chunks.push(chunk);
     }
 
     /// Appends rows a chunk at a time: for each new archetype row, `next` returns the row's
@@ -670,14 +678,18 @@ impl Archetype {
     }
 
     /// Forgets the last row (its values were moved elsewhere) and releases an emptied chunk.
+    #[inline]
     fn pop_last_row(&mut self) {
         self.len -= 1;
         let chunk = self.chunks.last_mut().expect("a row implies a chunk");
         chunk.set_len(chunk.len() - 1);
-        self.release_empty_tail();
+        if chunk.is_empty() {
+            self.release_empty_tail();
+        }
     }
 
     /// Restores invariant 3 when the last chunk became empty.
+    #[cold]
     fn release_empty_tail(&mut self) {
         if self.chunks.last().is_some_and(Chunk::is_empty) {
             let chunk = self.chunks.pop();

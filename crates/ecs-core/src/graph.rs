@@ -42,10 +42,14 @@ pub(crate) enum RemoveEdge {
     },
 }
 
+/// One archetype's cached edges. The maps give an index into the edge lists, so a hit costs one
+/// hash probe and the returned borrow does not pin the map while a miss builds a new edge.
 #[derive(Default)]
 struct Edges {
-    insert: TypeIdMap<InsertEdge>,
-    remove: TypeIdMap<RemoveEdge>,
+    insert_at: TypeIdMap<u32>,
+    insert: Vec<InsertEdge>,
+    remove_at: TypeIdMap<u32>,
+    remove: Vec<RemoveEdge>,
 }
 
 /// All archetypes of a world.
@@ -123,11 +127,18 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&InsertEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
-        if !self.edges[src.index()].insert.contains_key(&key) {
-            let edge = self.build_insert_edge::<B>(src, components);
-            self.edges[src.index()].insert.insert(key, edge);
-        }
-        (&self.edges[src.index()].insert[&key], &mut self.list)
+        let at = match self.edges[src.index()].insert_at.get(&key) {
+            Some(&at) => at,
+            None => {
+                let edge = self.build_insert_edge::<B>(src, components);
+                let edges = &mut self.edges[src.index()];
+                edges.insert.push(edge);
+                let at = u32::try_from(edges.insert.len() - 1).expect("fewer than 2^32 edges");
+                edges.insert_at.insert(key, at);
+                at
+            }
+        };
+        (&self.edges[src.index()].insert[at as usize], &mut self.list)
     }
 
     #[cold]
@@ -165,11 +176,18 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&RemoveEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
-        if !self.edges[src.index()].remove.contains_key(&key) {
-            let edge = self.build_remove_edge::<B>(src, components);
-            self.edges[src.index()].remove.insert(key, edge);
-        }
-        (&self.edges[src.index()].remove[&key], &mut self.list)
+        let at = match self.edges[src.index()].remove_at.get(&key) {
+            Some(&at) => at,
+            None => {
+                let edge = self.build_remove_edge::<B>(src, components);
+                let edges = &mut self.edges[src.index()];
+                edges.remove.push(edge);
+                let at = u32::try_from(edges.remove.len() - 1).expect("fewer than 2^32 edges");
+                edges.remove_at.insert(key, at);
+                at
+            }
+        };
+        (&self.edges[src.index()].remove[at as usize], &mut self.list)
     }
 
     #[cold]
@@ -221,7 +239,7 @@ impl Archetypes {
                 Some(arch.id()),
                 "signature map"
             );
-            for edge in edges.insert.values() {
+            for edge in &edges.insert {
                 let target = &self.list[edge.target.index()];
                 assert!(
                     target.signature().is_superset(arch.signature()),
@@ -231,7 +249,7 @@ impl Archetypes {
                     assert_eq!(target.column(id), Some(edge.src_to_dst[c] as usize));
                 }
             }
-            for edge in edges.remove.values() {
+            for edge in &edges.remove {
                 if let RemoveEdge::Move {
                     target, src_to_dst, ..
                 } = edge

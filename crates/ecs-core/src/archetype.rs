@@ -433,6 +433,21 @@ impl Archetype {
         }
     }
 
+    /// [`Archetype::addr`] of the last row, without a division.
+    ///
+    /// # Panics
+    /// If the archetype is empty.
+    #[inline]
+    pub(crate) fn last_addr(&self) -> RowAddr {
+        let chunk = self.chunks.len() - 1;
+        RowAddr {
+            row: self.len - 1,
+            chunk,
+            data: self.chunks[chunk].data(),
+            r: self.chunks[chunk].len() - 1,
+        }
+    }
+
     /// Pointer to the value of column `col` at `addr`.
     ///
     /// # Safety
@@ -494,10 +509,11 @@ impl Archetype {
         &mut self.chunks[chunk]
     }
 
-    /// Appends a row for `entity` and returns its index. The component cells of the new row are
-    /// uninitialised: the caller must write every column before the row is read or removed.
+    /// Appends a row for `entity` and returns its address (`.row()` is its index). The component
+    /// cells of the new row are uninitialised: the caller must write every column before the
+    /// row is read or removed.
     #[inline]
-    pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> usize {
+    pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> RowAddr {
         let row = self.len;
         let chunk = self.chunk_with_room(tick);
         let r = chunk.len();
@@ -506,8 +522,15 @@ impl Archetype {
         unsafe { chunk.entity_ptr().add(r).write(entity) };
         chunk.set_len(r + 1);
         chunk.mark_structural(tick);
+        let data = chunk.data();
         self.len += 1;
-        row
+        RowAddr {
+            row,
+            // `chunk_with_room` returns the last chunk: no division needed.
+            chunk: self.chunks.len() - 1,
+            data,
+            r,
+        }
     }
 
     /// The last chunk if it has room, else a new (or the spare) chunk pushed at the end.
@@ -594,7 +617,7 @@ impl Archetype {
         let last = self.len - 1;
         debug_assert!(hole.row <= last);
         let moved = if hole.row != last {
-            let (from, to) = (self.addr(last), hole);
+            let (from, to) = (self.last_addr(), hole);
             for col in 0..self.columns.len() {
                 // SAFETY: both rows are below `len` (caller contract); they differ, so the cells
                 // do not overlap; the last row is initialised and about to be forgotten.
@@ -821,6 +844,14 @@ pub(crate) struct RowAddr {
     chunk: usize,
     data: NonNull<u8>,
     r: usize,
+}
+
+impl RowAddr {
+    /// The archetype row this addresses.
+    #[inline]
+    pub(crate) fn row(self) -> usize {
+        self.row
+    }
 }
 
 /// Copies one `size`-byte value. Common component sizes get a fixed-size copy, which compiles to

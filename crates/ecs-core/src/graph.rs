@@ -8,8 +8,6 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 
-use smallvec::SmallVec;
-
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::bundle::{bundle_ids, Bundle};
 use crate::component::{ComponentId, Components, TypeIdMap};
@@ -22,9 +20,9 @@ pub(crate) const REMOVED: u32 = u32::MAX;
 pub(crate) struct InsertEdge {
     pub target: ArchetypeId,
     /// For each bundle element (tuple order), its column in `target`.
-    pub bundle_cols: SmallVec<[u32; 8]>,
+    pub bundle_cols: Box<[u32]>,
     /// For each bundle element, whether the source has it already (so it is overwritten).
-    pub overwrite: SmallVec<[bool; 8]>,
+    pub overwrite: Box<[bool]>,
     /// For each source column, its column in `target` (every source column survives).
     pub src_to_dst: Box<[u32]>,
 }
@@ -36,7 +34,7 @@ pub(crate) enum RemoveEdge {
     Move {
         target: ArchetypeId,
         /// For each bundle element, its column in the source.
-        bundle_cols: SmallVec<[u32; 8]>,
+        bundle_cols: Box<[u32]>,
         /// For each source column, its column in `target`, or `REMOVED`.
         src_to_dst: Box<[u32]>,
     },

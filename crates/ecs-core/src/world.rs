@@ -194,8 +194,7 @@ impl World {
             archetype: target,
             row: row as u32,
         });
-        arch.push_row(entity, tick);
-        let at = arch.addr(row);
+        let at = arch.push_row(entity, tick);
         // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
         let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
         // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
@@ -241,7 +240,7 @@ impl World {
         let tick = self.change_tick();
         let empty = &mut self.archetypes.as_mut_slice()[ArchetypeId::EMPTY.index()];
         self.entities.flush(|entity| {
-            let row = empty.push_row(entity, tick);
+            let row = empty.push_row(entity, tick).row();
             Location {
                 archetype: ArchetypeId::EMPTY,
                 row: row as u32,
@@ -325,10 +324,10 @@ impl World {
             let [src, dst] = archetypes
                 .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
                 .expect("an edge never loops when it adds types");
-            let dst_row = dst.push_row(entity, tick);
-            let (from, to) = (src.addr(src_row), dst.addr(dst_row));
+            let to = dst.push_row(entity, tick);
+            let from = src.addr(src_row);
             for (c, &d) in edge.src_to_dst.iter().enumerate() {
-                // SAFETY: `src_row < src.len()` and `dst_row` was just pushed; `d` is the column
+                // SAFETY: `src_row < src.len()` and `to` was just pushed; `d` is the column
                 // of the same type in `dst`, so sizes match; two archetypes never share chunks.
                 unsafe {
                     let a = src.cell_at(from, c);
@@ -336,7 +335,7 @@ impl World {
                     copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
-            // SAFETY: `dst_row` is in range; the columns belong to `dst`.
+            // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
             // `overwrite` says so); the others are fresh and uninitialised.
@@ -348,7 +347,7 @@ impl World {
                 entity.index(),
                 Location {
                     archetype: edge.target,
-                    row: dst_row as u32,
+                    row: to.row() as u32,
                 },
             );
             if let Some(moved) = moved {
@@ -423,8 +422,8 @@ impl World {
         let [src, dst] = archetypes
             .get_disjoint_mut([loc.archetype.index(), target.index()])
             .expect("source and target differ");
-        let dst_row = dst.push_row(entity, tick);
-        let (from, to) = (src.addr(src_row), dst.addr(dst_row));
+        let to = dst.push_row(entity, tick);
+        let from = src.addr(src_row);
         for (c, &d) in src_to_dst.iter().enumerate() {
             if d != REMOVED {
                 // SAFETY: as in `insert`: in-range rows, same-type columns, distinct chunks.
@@ -446,7 +445,7 @@ impl World {
             entity.index(),
             Location {
                 archetype: target,
-                row: dst_row as u32,
+                row: to.row() as u32,
             },
         );
         if let Some(moved) = moved {

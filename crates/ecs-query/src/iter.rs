@@ -123,7 +123,8 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let passes = Q::chunk_matches(&state.query, arch, chunk, self.last_seen)
                     && F::chunk_matches(&state.filter, arch, chunk, self.last_seen);
                 if passes {
-                    arch.prefetch_chunk(arch.chunks().len() - self.chunks.len());
+                    let plan = self.state.prefetch_plan(self.next_archetype - 1);
+                    arch.prefetch_columns(arch.chunks().len() - self.chunks.len(), plan);
                     // SAFETY: `arch` is matched (state invariant 1) and owns `chunk`.
                     self.fetch = Some(unsafe { Q::fetch(&state.query, arch, chunk, self.tick) });
                     self.row = 0;

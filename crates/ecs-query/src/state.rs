@@ -10,7 +10,7 @@
 use std::any::type_name;
 
 use ecs_core::{
-    Archetype, ArchetypeId, Chunk, Components, Entity, Signature, Tick, World, WorldId,
+    Archetype, ArchetypeId, Chunk, ComponentId, Components, Entity, Signature, Tick, World, WorldId,
 };
 use rayon::prelude::*;
 
@@ -19,6 +19,9 @@ use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter};
+
+/// `prefetch_cols` entry for a touched component the archetype lacks (an optional element).
+const NO_COLUMN: u16 = u16::MAX;
 
 /// Cached matching and access of the query `Q` with filter `F`.
 ///
@@ -40,7 +43,13 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     pub(crate) query: Q::State,
     pub(crate) filter: F::State,
     access: FilteredAccess,
+    /// The components `access` reads or writes: the columns worth prefetching.
+    touched: Box<[ComponentId]>,
     matched: Vec<ArchetypeId>,
+    /// For `matched[k]`, the columns of `touched` in that archetype (`NO_COLUMN` where an
+    /// optional one is absent), at `k * touched.len()..`: computed once per archetype, so a
+    /// run only reads them when it prefetches a next chunk.
+    prefetch_cols: Vec<u16>,
     archetypes_seen: usize,
     last_seen: Tick,
 }
@@ -66,12 +75,20 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let filter = F::init_state(world.components_mut());
         let access = Self::compute_access(&query, &filter, world.components())
             .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
+        let touched = access
+            .access
+            .reads()
+            .iter()
+            .chain(access.access.writes().iter())
+            .collect();
         let mut state = Self {
             world_id: world.id(),
             query,
             filter,
             access,
+            touched,
             matched: Vec::new(),
+            prefetch_cols: Vec::new(),
             archetypes_seen: 0,
             last_seen: 0,
         };
@@ -197,6 +214,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for arch in &archetypes[self.archetypes_seen..] {
             if self.matches_signature(arch.signature()) {
                 self.matched.push(arch.id());
+                let cols = self.touched.iter().map(|&id| {
+                    arch.column(id)
+                        .and_then(|c| u16::try_from(c).ok())
+                        .unwrap_or(NO_COLUMN)
+                });
+                self.prefetch_cols.extend(cols);
             }
         }
         self.archetypes_seen = archetypes.len();
@@ -208,6 +231,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tick = world.advance_tick();
         let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
         (tick, last_seen)
+    }
+
+    /// The columns to prefetch in the `k`-th matched archetype (see `prefetch_cols`).
+    #[inline]
+    pub(crate) fn prefetch_plan(&self, k: usize) -> &[u16] {
+        let n = self.touched.len();
+        &self.prefetch_cols[k * n..(k + 1) * n]
     }
 
     #[inline(always)]
@@ -436,13 +466,15 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let (tick, last_seen) = self.begin_run(world);
         let archetypes = world.archetypes();
-        for id in &self.matched {
+        for (k, id) in self.matched.iter().enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
-                arch.prefetch_chunk(i + 1);
+                if i + 1 < arch.chunks().len() {
+                    arch.prefetch_columns(i + 1, self.prefetch_plan(k));
+                }
                 // SAFETY: `arch` matches (invariant 1) and owns `chunk`.
                 let mut fetch = unsafe { Q::fetch(&self.query, arch, chunk, tick) };
                 for row in 0..chunk.len() {
@@ -476,13 +508,15 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let (tick, last_seen) = self.begin_run(world);
         let archetypes = world.archetypes();
-        for id in &self.matched {
+        for (k, id) in self.matched.iter().enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
-                arch.prefetch_chunk(i + 1);
+                if i + 1 < arch.chunks().len() {
+                    arch.prefetch_columns(i + 1, self.prefetch_plan(k));
+                }
                 // SAFETY: `arch` matches and owns `chunk`; the view is handed out once per
                 // chunk, and exclusivity is the caller's contract.
                 f(unsafe {

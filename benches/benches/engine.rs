@@ -1,6 +1,7 @@
 //! Workloads this engine is built for, each beside the hand-written loop it should approach:
-//! iteration over 10,000 and 1,000,000 entities, batch spawning of 1,000,000, add/remove on entities with
-//! many columns, and iteration over 500 archetypes.
+//! iteration over 10,000 and 1,000,000 entities and over a world fragmented into 64 archetypes,
+//! batch spawning of 1,000,000, add/remove on entities with many columns, and iteration over
+//! 500 archetypes.
 //!
 //! Run with `cargo bench -p ecs-benches --bench engine`.
 
@@ -31,17 +32,48 @@ fn pos_vel(i: usize) -> (Position, Velocity) {
 /// `pos += vel` over 1,000,000 (Position, Velocity) entities: per entity (`for_each`), per chunk
 /// with a flat loop (`for_each_chunk`), and the same two loops over plain `Vec`s.
 fn iter_1m(c: &mut Criterion) {
-    iter_pos_vel(c, "iter_1m", MILLION);
+    let mut world = World::new();
+    world.spawn_batch((0..MILLION).map(pos_vel));
+    iter_pos_vel(c, "iter_1m", world, MILLION);
 }
 
 /// The same at 10,000 entities, where everything fits in cache.
 fn iter_10k(c: &mut Criterion) {
-    iter_pos_vel(c, "iter_10k", 10_000);
+    let mut world = World::new();
+    world.spawn_batch((0..10_000).map(pos_vel));
+    iter_pos_vel(c, "iter_10k", world, 10_000);
 }
 
-fn iter_pos_vel(c: &mut Criterion, name: &str, n: usize) {
+/// The same over 100,000 entities split evenly across 64 archetypes (each also carries a
+/// different subset of six tags): what a fragmented world costs per archetype and per partly
+/// filled chunk, beside the plain loops over 100,000 rows.
+fn iter_frag(c: &mut Criterion) {
+    const N: usize = 100_000;
+    const ARCHETYPES: usize = 64;
     let mut world = World::new();
-    world.spawn_batch((0..n).map(pos_vel));
+    for subset in 0..ARCHETYPES {
+        let rows = subset * N / ARCHETYPES..(subset + 1) * N / ARCHETYPES;
+        let ids: Vec<Entity> = world.spawn_batch(rows.map(pos_vel)).collect();
+        for e in ids {
+            tag::<0>(&mut world, e, subset);
+            tag::<1>(&mut world, e, subset);
+            tag::<2>(&mut world, e, subset);
+            tag::<3>(&mut world, e, subset);
+            tag::<4>(&mut world, e, subset);
+            tag::<5>(&mut world, e, subset);
+        }
+    }
+    let populated = world
+        .layout()
+        .archetypes
+        .iter()
+        .filter(|a| a.entities > 0)
+        .count();
+    assert_eq!(populated, ARCHETYPES);
+    iter_pos_vel(c, "iter_frag", world, N);
+}
+
+fn iter_pos_vel(c: &mut Criterion, name: &str, mut world: World, n: usize) {
     let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
     let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..n).map(pos_vel).unzip();
 
@@ -191,6 +223,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = engine;
     config = config();
-    targets = iter_10k, iter_1m, spawn_batch_1m, add_remove_wide, frag_iter_many
+    targets = iter_10k, iter_1m, iter_frag, spawn_batch_1m, add_remove_wide, frag_iter_many
 }
 criterion_main!(engine);

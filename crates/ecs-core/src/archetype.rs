@@ -361,9 +361,9 @@ impl Archetype {
     }
 
     /// Asks the CPU to start loading the first cache lines of every column of chunk `index`
-    /// (if it exists), and to touch each of its pages, so a query finishing the previous
-    /// chunk does not stall on the next one's first rows and page walks: each chunk starts
-    /// new memory streams the hardware prefetchers have not seen yet.
+    /// (if it exists), and to touch each page its rows occupy (see [`Chunk::prefetch_column`]),
+    /// so a query finishing the previous chunk does not stall on the next one's first rows and
+    /// page walks.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -377,56 +377,9 @@ impl Archetype {
     #[inline]
     pub fn prefetch_chunk(&self, index: usize) {
         if let Some(chunk) = self.chunks.get(index) {
-            for col in 0..self.columns.len() {
-                self.prefetch_column(chunk, col);
+            for meta in self.columns.iter() {
+                chunk.prefetch_column(meta.offset, meta.size);
             }
-        }
-    }
-
-    /// [`Archetype::prefetch_chunk`] for the listed columns only: what a query reads and writes.
-    /// Columns out of range are skipped (a query marks absent optional columns that way).
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32, 2u64));
-    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// arch.prefetch_columns(0, &[1]);
-    /// arch.prefetch_columns(99, &[0]); // out of range: does nothing
-    /// ```
-    #[inline]
-    pub fn prefetch_columns(&self, index: usize, cols: &[u16]) {
-        if let Some(chunk) = self.chunks.get(index) {
-            for &col in cols {
-                if usize::from(col) < self.columns.len() {
-                    self.prefetch_column(chunk, usize::from(col));
-                }
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn prefetch_column(&self, chunk: &Chunk, col: usize) {
-        let used = chunk.len() * self.columns[col].size;
-        if used == 0 {
-            // A zero-sized column's base is a dangling address; walking it is slow.
-            return;
-        }
-        let base = self.column_base(chunk, col).as_ptr();
-        let mut line = 0;
-        while line < PREFETCH_LINES * 64 && line < used {
-            prefetch(base.wrapping_add(line));
-            line += 64;
-        }
-        // One touch per page the column's rows cross starts those page walks early too:
-        // a chunk's columns are short streams, and without this each new chunk pays its
-        // TLB misses inside the row loop (1M-entity `for_each`: 1.31x -> 1.17x the plain
-        // `Vec` loop). Pages past the rows are left alone: they may not be mapped yet,
-        // and a walk that finds nothing is slow.
-        let mut at = PAGE - (base as usize & (PAGE - 1));
-        while at < used {
-            prefetch(base.wrapping_add(at));
-            at += PAGE;
         }
     }
 
@@ -826,25 +779,6 @@ impl Archetype {
             self.id
         );
     }
-}
-
-/// Cache lines per column that [`Archetype::prefetch_chunk`] requests.
-const PREFETCH_LINES: usize = 2;
-
-/// The smallest page size of the targets we care about; a guess, so only a hint's stride.
-const PAGE: usize = 4096;
-
-/// A prefetch hint; never faults, whatever the address.
-#[inline(always)]
-fn prefetch(ptr: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetch` is a hint that never dereferences or faults, for any address; SSE
-    // is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = ptr;
 }
 
 /// The most components one bundle (a tuple) can hold.

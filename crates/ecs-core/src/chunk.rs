@@ -400,6 +400,43 @@ impl Chunk {
         self.data
     }
 
+    /// Asks the CPU to start loading the column at byte `offset` of this chunk, whose elements
+    /// are `size` bytes: its first two cache lines, and one touch per page its rows cross.
+    /// A chunk's columns are short memory streams; without this each new chunk pays its cache
+    /// and TLB misses inside the row loop (1M-entity `for_each`: 1.31x -> 1.17x the plain `Vec`
+    /// loop). Pages past the rows are left alone (they may not be mapped yet, and a walk that
+    /// finds nothing is slow), as are empty and zero-sized columns (whose base may dangle).
+    /// A hint: it reads nothing and stays within the chunk's block, so any arguments are safe.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let chunk = &arch.chunks()[0];
+    /// chunk.prefetch_column(arch.layout().offset(0), 4);
+    /// chunk.prefetch_column(usize::MAX, usize::MAX); // nonsense is harmless
+    /// ```
+    #[inline]
+    pub fn prefetch_column(&self, offset: usize, size: usize) {
+        // Never past the chunk's own block, whatever the arguments say.
+        let room = self.alloc.size().saturating_sub(offset);
+        let used = self.len.saturating_mul(size).min(room);
+        if used == 0 {
+            return;
+        }
+        let base = self.data.as_ptr().wrapping_add(offset);
+        prefetch(base);
+        if used > CACHE_LINE {
+            prefetch(base.wrapping_add(CACHE_LINE));
+        }
+        let mut at = PAGE - (base as usize & (PAGE - 1));
+        while at < used {
+            prefetch(base.wrapping_add(at));
+            at += PAGE;
+        }
+    }
+
     /// Tick of the last write access to component column `col`.
     ///
     /// ```
@@ -459,6 +496,25 @@ impl Drop for Chunk {
         // SAFETY: invariant 1: `data` was allocated with `alloc` and is freed only here.
         unsafe { alloc::dealloc(self.data.as_ptr(), self.alloc) }
     }
+}
+
+/// The cache line size the prefetch strides assume.
+const CACHE_LINE: usize = 64;
+
+/// The smallest page size of the targets we care about; a guess, so only a hint's stride.
+const PAGE: usize = 4096;
+
+/// A prefetch hint; never faults, whatever the address.
+#[inline(always)]
+fn prefetch(ptr: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `prefetch` is a hint that never dereferences or faults, for any address; SSE
+    // is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = ptr;
 }
 
 #[cfg(test)]

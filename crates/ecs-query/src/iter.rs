@@ -123,8 +123,8 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 let passes = Q::chunk_matches(&state.query, arch, chunk, self.last_seen)
                     && F::chunk_matches(&state.filter, arch, chunk, self.last_seen);
                 if passes {
-                    let plan = self.state.prefetch_plan(self.next_archetype - 1);
-                    arch.prefetch_columns(arch.chunks().len() - self.chunks.len(), plan);
+                    let i = arch.chunks().len() - self.chunks.len() - 1;
+                    self.state.prefetch_next(self.next_archetype - 1, arch, i);
                     // SAFETY: `arch` is matched (state invariant 1) and owns `chunk`.
                     self.fetch = Some(unsafe { Q::fetch(&state.query, arch, chunk, self.tick) });
                     self.row = 0;

@@ -20,9 +20,6 @@ use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter};
 
-/// `prefetch_cols` entry for a touched component the archetype lacks (an optional element).
-const NO_COLUMN: u16 = u16::MAX;
-
 /// Cached matching and access of the query `Q` with filter `F`.
 ///
 /// # Invariants
@@ -46,10 +43,10 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     /// The components `access` reads or writes: the columns worth prefetching.
     touched: Box<[ComponentId]>,
     matched: Vec<ArchetypeId>,
-    /// For `matched[k]`, the columns of `touched` in that archetype (`NO_COLUMN` where an
-    /// optional one is absent), at `k * touched.len()..`: computed once per archetype, so a
-    /// run only reads them when it prefetches a next chunk.
-    prefetch_cols: Vec<u16>,
+    /// For `matched[k]`, the (byte offset, element size) in its chunks of each column of
+    /// `touched`, at `k * touched.len()..` ((0, 0) where an optional one is absent): computed
+    /// once per archetype, read only when a run prefetches a next chunk.
+    prefetch_cols: Vec<(u32, u32)>,
     archetypes_seen: usize,
     last_seen: Tick,
 }
@@ -214,10 +211,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for arch in &archetypes[self.archetypes_seen..] {
             if self.matches_signature(arch.signature()) {
                 self.matched.push(arch.id());
+                let layout = arch.layout();
                 let cols = self.touched.iter().map(|&id| {
+                    // Chunks are at most 1 MiB, so offsets and sizes fit in `u32`.
                     arch.column(id)
-                        .and_then(|c| u16::try_from(c).ok())
-                        .unwrap_or(NO_COLUMN)
+                        .map_or((0, 0), |c| (layout.offset(c) as u32, layout.size(c) as u32))
                 });
                 self.prefetch_cols.extend(cols);
             }
@@ -233,11 +231,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         (tick, last_seen)
     }
 
-    /// The columns to prefetch in the `k`-th matched archetype (see `prefetch_cols`).
-    #[inline]
-    pub(crate) fn prefetch_plan(&self, k: usize) -> &[u16] {
-        let n = self.touched.len();
-        &self.prefetch_cols[k * n..(k + 1) * n]
+    /// Starts loading the columns this query touches in chunk `i + 1` of `arch`, the `k`-th
+    /// matched archetype, if that chunk exists.
+    #[inline(always)]
+    pub(crate) fn prefetch_next(&self, k: usize, arch: &Archetype, i: usize) {
+        if let Some(next) = arch.chunks().get(i + 1) {
+            let n = self.touched.len();
+            for &(offset, size) in &self.prefetch_cols[k * n..(k + 1) * n] {
+                next.prefetch_column(offset as usize, size as usize);
+            }
+        }
     }
 
     #[inline(always)]
@@ -472,9 +475,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
-                if i + 1 < arch.chunks().len() {
-                    arch.prefetch_columns(i + 1, self.prefetch_plan(k));
-                }
+                self.prefetch_next(k, arch, i);
                 // SAFETY: `arch` matches (invariant 1) and owns `chunk`.
                 let mut fetch = unsafe { Q::fetch(&self.query, arch, chunk, tick) };
                 for row in 0..chunk.len() {
@@ -514,9 +515,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 if !self.chunk_passes(arch, chunk, last_seen) {
                     continue;
                 }
-                if i + 1 < arch.chunks().len() {
-                    arch.prefetch_columns(i + 1, self.prefetch_plan(k));
-                }
+                self.prefetch_next(k, arch, i);
                 // SAFETY: `arch` matches and owns `chunk`; the view is handed out once per
                 // chunk, and exclusivity is the caller's contract.
                 f(unsafe {

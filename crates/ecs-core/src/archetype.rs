@@ -669,9 +669,9 @@ impl Archetype {
 
     /// Copies the entity id of row `from` to row `to`, returning it.
     fn move_entity_id(&mut self, from: RowAddr, to: RowAddr, tick: u64) -> Entity {
-        // SAFETY: both addresses come from `addr` of rows below `len`, so each points into an
-        // initialised row of its chunk's entity column (at offset 0), and `to` is writable
-        // through `&mut self`.
+        // SAFETY: both addresses come from `addr` / `last_addr` of rows below `len` with no chunk
+        // released since, so each points into an initialised row of its chunk's entity column
+        // (at offset 0), and `to` is writable through `&mut self`.
         let entity = unsafe {
             let entity = from.data.cast::<Entity>().add(from.r).read();
             to.data.cast::<Entity>().add(to.r).write(entity);
@@ -799,7 +799,8 @@ impl std::ops::Deref for RowCells {
     }
 }
 
-/// A row's chunk base address and row within that chunk; see [`Archetype::addr`].
+/// Where an archetype row lives: its row index, its chunk's index and base address, and its row
+/// within that chunk; see [`Archetype::addr`].
 #[derive(Clone, Copy)]
 pub(crate) struct RowAddr {
     row: usize,

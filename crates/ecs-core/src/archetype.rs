@@ -352,7 +352,7 @@ impl Archetype {
     /// ```
     #[inline]
     pub fn column_base(&self, chunk: &Chunk, col: usize) -> NonNull<u8> {
-        let offset = self.layout.offset(col);
+        let offset = self.columns[col].offset;
         // `wrapping_add` keeps this safe for any chunk; for a chunk of this archetype the result
         // stays inside the allocation (`ChunkLayout` invariant 1).
         let ptr = chunk.data().as_ptr().wrapping_add(offset);

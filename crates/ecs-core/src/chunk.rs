@@ -63,10 +63,8 @@ pub struct ChunkLayout {
     align: usize,
     capacity: usize,
     by_capacity: FastDiv,
-    // Inline for narrow archetypes: a query's per-chunk fetch reads them, and in a world of
-    // many small archetypes a separate heap block per archetype is one more page to walk.
-    offsets: SmallVec<[usize; INLINE_COLUMNS]>,
-    sizes: SmallVec<[usize; INLINE_COLUMNS]>,
+    offsets: Box<[usize]>,
+    sizes: Box<[usize]>,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -102,7 +100,7 @@ impl ChunkLayout {
         let capacity = (1..=upper)
             .rev()
             .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
-        let mut offsets = SmallVec::with_capacity(columns.len());
+        let mut offsets = Vec::with_capacity(columns.len());
         let mut end = capacity * size_of::<Entity>();
         for c in columns {
             if c.size == 0 {
@@ -122,7 +120,7 @@ impl ChunkLayout {
             align,
             capacity,
             by_capacity: FastDiv::new(capacity as u32),
-            offsets,
+            offsets: offsets.into(),
             sizes: columns.iter().map(|c| c.size).collect(),
         })
     }
@@ -278,9 +276,8 @@ impl FastDiv {
     }
 }
 
-/// Columns whose per-column data (layout offsets and sizes, a chunk's change ticks) is kept
-/// without a separate allocation.
-pub(crate) const INLINE_COLUMNS: usize = 8;
+/// Columns whose change ticks a chunk keeps without a separate allocation.
+const INLINE_COLUMNS: usize = 8;
 
 /// One block of rows.
 ///

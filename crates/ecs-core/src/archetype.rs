@@ -352,11 +352,9 @@ impl Archetype {
     /// ```
     #[inline]
     pub fn column_base(&self, chunk: &Chunk, col: usize) -> NonNull<u8> {
-        let offset = self.columns[col].offset;
-        // `wrapping_add` keeps this safe for any chunk; for a chunk of this archetype the result
-        // stays inside the allocation (`ChunkLayout` invariant 1).
-        let ptr = chunk.data().as_ptr().wrapping_add(offset);
-        // SAFETY: `data` is non-null and `offset < chunk_size`, far from wrapping to null.
+        let ptr = chunk.column_at(self.columns[col].offset);
+        // SAFETY: the chunk's base is non-null and a layout offset is below `chunk_size`, far
+        // from wrapping to null.
         unsafe { NonNull::new_unchecked(ptr) }
     }
 

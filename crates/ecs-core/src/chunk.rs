@@ -397,6 +397,30 @@ impl Chunk {
         self.data
     }
 
+    /// Address of the column that starts at byte `offset` of this chunk (an offset from its
+    /// archetype's [`ChunkLayout::offset`]). Queries cache the offsets of each archetype they
+    /// match, so fetching a chunk's columns is an addition each.
+    ///
+    /// Computing the pointer is safe for any `offset`; reading or writing through it is the
+    /// caller's business: with a layout offset, rows `0..len` are initialised values of the
+    /// column's type.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let base = arch.chunks()[0].column_at(arch.layout().offset(0)).cast::<u32>();
+    /// // SAFETY: row 0 of this chunk is an initialised `u32`, and nothing writes meanwhile.
+    /// assert_eq!(unsafe { *base }, 7);
+    /// ```
+    #[inline(always)]
+    pub fn column_at(&self, offset: usize) -> *mut u8 {
+        // `wrapping_add` keeps this safe for any offset; a layout offset stays inside the
+        // allocation (`ChunkLayout` invariant 1).
+        self.data.as_ptr().wrapping_add(offset)
+    }
+
     /// Asks the CPU to start loading the column at byte `offset` of this chunk, whose elements
     /// are `size` bytes: its first two cache lines, and one touch per page its rows cross.
     /// A chunk's columns are short memory streams; without this each new chunk pays its cache

@@ -6,6 +6,7 @@
 //! column as `base.add(i)`: the per-row work is one pointer offset per element, which the
 //! compiler turns into the same loop as over plain slices.
 
+use std::any::type_name;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
@@ -19,8 +20,9 @@ use crate::access::{Access, AccessConflict};
 /// Implementors promise:
 /// - `update_access` records every component that `fetch`, `item` or `slice` reads (as a read)
 ///   or writes (as a write), and panics if the element aliases itself;
-/// - `matches` is true only for archetypes on which `fetch` finds every column it needs;
-/// - `item` and `slice` only touch the rows `0..len` of the columns named by `update_access`.
+/// - `matches` is true only for archetypes in which `archetype_fetch` finds every column it
+///   needs, and what it finds there are the columns named by `update_access`;
+/// - `item` and `slice` only touch the rows `0..len` of those columns.
 ///
 /// ```
 /// # use ecs_core::{Components, Entity};
@@ -51,6 +53,17 @@ pub unsafe trait WorldQuery {
     type Slice<'w>;
     /// Per-chunk column pointers.
     type Fetch: Clone;
+    /// Where the element's columns sit in one matched archetype's chunks (column indices and
+    /// byte offsets): found once, when a query state first matches the archetype, and cached
+    /// there, so that fetching a chunk is an addition per column.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_query::{ArchetypeColumn, RefRW, WorldQuery};
+    /// type Cached = <RefRW<u32> as WorldQuery>::ArchetypeFetch;
+    /// assert_eq!(TypeId::of::<Cached>(), TypeId::of::<ArchetypeColumn>());
+    /// ```
+    type ArchetypeFetch: Copy + Send + Sync + 'static;
     /// Per-world data computed once (component ids).
     ///
     /// ```
@@ -127,6 +140,24 @@ pub unsafe trait WorldQuery {
     /// ```
     fn matches(state: &Self::State, signature: &Signature) -> bool;
 
+    /// Finds the element's columns in `archetype`, for [`WorldQuery::fetch`] and
+    /// [`WorldQuery::chunk_matches`] on its chunks.
+    ///
+    /// # Panics
+    /// If `matches` is false for the archetype's signature (a column is missing).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut world = World::new();
+    /// let e = world.spawn(('a', 7u32));
+    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let column = RefRO::<u32>::archetype_fetch(&state, arch);
+    /// assert_eq!(column.index(), arch.column(state).unwrap());
+    /// ```
+    fn archetype_fetch(state: &Self::State, archetype: &Archetype) -> Self::ArchetypeFetch;
+
     /// The chunk-level test for change filters; `last_seen` is the first tick the running query
     /// has not seen yet.
     ///
@@ -137,22 +168,18 @@ pub unsafe trait WorldQuery {
     /// let e = world.spawn((1u32,));
     /// let state = RefRO::<u32>::init_state(world.components_mut());
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert!(RefRO::<u32>::chunk_matches(&state, arch, &arch.chunks()[0], world.change_tick()));
+    /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
+    /// assert!(RefRO::<u32>::chunk_matches(&cached, &arch.chunks()[0], world.change_tick()));
     /// ```
     #[inline]
-    fn chunk_matches(
-        _state: &Self::State,
-        _arch: &Archetype,
-        _chunk: &Chunk,
-        _last_seen: Tick,
-    ) -> bool {
+    fn chunk_matches(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _last_seen: Tick) -> bool {
         true
     }
 
-    /// Column pointers for one chunk of a matched archetype; writers stamp `tick`.
+    /// Column pointers for one chunk; writers stamp `tick`.
     ///
     /// # Safety
-    /// `Self::matches(archetype.signature())`, and `chunk` belongs to `archetype`.
+    /// `cached` came from [`WorldQuery::archetype_fetch`] for the archetype that owns `chunk`.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -161,18 +188,14 @@ pub unsafe trait WorldQuery {
     /// let e = world.spawn((7u32,));
     /// let state = RefRO::<u32>::init_state(world.components_mut());
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
     /// let tick = world.change_tick();
-    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
-    /// let mut fetch = unsafe { RefRO::<u32>::fetch(&state, arch, &arch.chunks()[0], tick) };
+    /// // SAFETY: `cached` was found in the archetype that owns the chunk.
+    /// let mut fetch = unsafe { RefRO::<u32>::fetch(&cached, &arch.chunks()[0], tick) };
     /// // SAFETY: row 0 exists, and nothing writes the world meanwhile.
     /// assert_eq!(unsafe { RefRO::<u32>::item(&mut fetch, 0) }, &7);
     /// ```
-    unsafe fn fetch(
-        state: &Self::State,
-        archetype: &Archetype,
-        chunk: &Chunk,
-        tick: Tick,
-    ) -> Self::Fetch;
+    unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch;
 
     /// The item of row `row`.
     ///
@@ -188,9 +211,10 @@ pub unsafe trait WorldQuery {
     /// let e = world.spawn((7u32,));
     /// let state = RefRW::<u32>::init_state(world.components_mut());
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let cached = RefRW::<u32>::archetype_fetch(&state, arch);
     /// let tick = world.change_tick();
-    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
-    /// let mut fetch = unsafe { RefRW::<u32>::fetch(&state, arch, &arch.chunks()[0], tick) };
+    /// // SAFETY: `cached` was found in the archetype that owns the chunk.
+    /// let mut fetch = unsafe { RefRW::<u32>::fetch(&cached, &arch.chunks()[0], tick) };
     /// // SAFETY: row 0 exists and is handed out once; nothing else accesses the world meanwhile.
     /// *unsafe { RefRW::<u32>::item(&mut fetch, 0) } = 8;
     /// assert_eq!(world.get::<u32>(e), Ok(&8));
@@ -211,8 +235,9 @@ pub unsafe trait WorldQuery {
     /// let state = RefRO::<u32>::init_state(world.components_mut());
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let chunk = &arch.chunks()[0];
-    /// // SAFETY: the archetype has a `u32` column and owns the chunk.
-    /// let fetch = unsafe { RefRO::<u32>::fetch(&state, arch, chunk, world.change_tick()) };
+    /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
+    /// // SAFETY: `cached` was found in the archetype that owns the chunk.
+    /// let fetch = unsafe { RefRO::<u32>::fetch(&cached, chunk, world.change_tick()) };
     /// // SAFETY: `chunk.len()` rows exist, and nothing writes the world meanwhile.
     /// assert_eq!(unsafe { RefRO::<u32>::slice(&fetch, chunk.len()) }, [7, 8]);
     /// ```
@@ -275,16 +300,75 @@ pub struct RefRO<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct RefRW<T>(PhantomData<fn() -> T>);
 
-/// Base pointer of component `id`'s column in `chunk`.
+/// Where one component's column sits in the chunks of one archetype: what [`RefRO`] and
+/// [`RefRW`] cache per matched archetype.
 ///
-/// # Safety
-/// `archetype` has the component and owns `chunk`.
-#[inline(always)]
-unsafe fn column<T>(archetype: &Archetype, chunk: &Chunk, id: ComponentId) -> (usize, NonNull<T>) {
-    debug_assert!(archetype.column(id).is_some());
-    // SAFETY: the caller guarantees the archetype has the component.
-    let col = unsafe { archetype.column(id).unwrap_unchecked() };
-    (col, archetype.column_base(chunk, col).cast())
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{ArchetypeColumn, RefRO, WorldQuery};
+/// let mut world = World::new();
+/// let e = world.spawn(('a', 7u32));
+/// let id = RefRO::<u32>::init_state(world.components_mut());
+/// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+/// let column = ArchetypeColumn::find(arch, id).unwrap();
+/// assert_eq!(column.index(), arch.column(id).unwrap());
+/// assert_eq!(column.offset(), arch.layout().offset(column.index()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArchetypeColumn {
+    index: u32,
+    offset: u32,
+}
+
+impl ArchetypeColumn {
+    /// The column of component `id` in `archetype`, if it has one.
+    #[inline]
+    pub fn find(archetype: &Archetype, id: ComponentId) -> Option<Self> {
+        let index = archetype.column(id)?;
+        // Chunks are at most 1 MiB and columns at most a few thousand: both fit in `u32`.
+        Some(Self {
+            index: index as u32,
+            offset: archetype.layout().offset(index) as u32,
+        })
+    }
+
+    /// The column's index in its archetype (as [`Archetype::column`] gives it).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+
+    /// The column's byte offset in each of the archetype's chunks.
+    #[inline]
+    pub fn offset(self) -> usize {
+        self.offset as usize
+    }
+
+    /// The column's base pointer in `chunk`.
+    ///
+    /// # Safety
+    /// `chunk` belongs to the archetype this column was found in.
+    #[inline(always)]
+    unsafe fn base<T>(self, chunk: &Chunk) -> NonNull<T> {
+        // SAFETY: a layout offset of the chunk's archetype lands inside the chunk's non-null
+        // block (caller contract), so the address is not null.
+        unsafe { NonNull::new_unchecked(chunk.column_at(self.offset()).cast()) }
+    }
+}
+
+/// The column of `T` in an archetype a query matched.
+///
+/// # Panics
+/// If the archetype has no `T` (the query's `matches` was not checked).
+#[inline]
+fn required_column<T>(archetype: &Archetype, id: ComponentId) -> ArchetypeColumn {
+    ArchetypeColumn::find(archetype, id).unwrap_or_else(|| {
+        panic!(
+            "archetype {:?} has no `{}` column: it does not match the query",
+            archetype.id(),
+            type_name::<T>()
+        )
+    })
 }
 
 macro_rules! read_element {
@@ -294,6 +378,7 @@ macro_rules! read_element {
             type Item<'w> = &'w $T;
             type Slice<'w> = &'w [$T];
             type Fetch = NonNull<$T>;
+            type ArchetypeFetch = ArchetypeColumn;
             type State = ComponentId;
 
             fn init_state(components: &mut Components) -> ComponentId {
@@ -316,15 +401,14 @@ macro_rules! read_element {
                 signature.contains(*id)
             }
 
+            fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
+                required_column::<$T>(arch, *id)
+            }
+
             #[inline(always)]
-            unsafe fn fetch(
-                id: &ComponentId,
-                arch: &Archetype,
-                chunk: &Chunk,
-                _: Tick,
-            ) -> NonNull<$T> {
-                // SAFETY: `matches` held, so the archetype has `T`.
-                unsafe { column::<$T>(arch, chunk, *id).1 }
+            unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, _: Tick) -> NonNull<$T> {
+                // SAFETY: the column was found in the chunk's archetype (caller contract).
+                unsafe { column.base(chunk) }
             }
 
             #[inline(always)]
@@ -353,6 +437,7 @@ macro_rules! write_element {
             type Item<'w> = &'w mut $T;
             type Slice<'w> = &'w mut [$T];
             type Fetch = NonNull<$T>;
+            type ArchetypeFetch = ArchetypeColumn;
             type State = ComponentId;
 
             fn init_state(components: &mut Components) -> ComponentId {
@@ -375,17 +460,15 @@ macro_rules! write_element {
                 signature.contains(*id)
             }
 
+            fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
+                required_column::<$T>(arch, *id)
+            }
+
             #[inline(always)]
-            unsafe fn fetch(
-                id: &ComponentId,
-                arch: &Archetype,
-                chunk: &Chunk,
-                tick: Tick,
-            ) -> NonNull<$T> {
-                // SAFETY: `matches` held, so the archetype has `T`.
-                let (col, base) = unsafe { column::<$T>(arch, chunk, *id) };
-                chunk.mark_changed(col, tick);
-                base
+            unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, tick: Tick) -> NonNull<$T> {
+                chunk.mark_changed(column.index(), tick);
+                // SAFETY: the column was found in the chunk's archetype (caller contract).
+                unsafe { column.base(chunk) }
             }
 
             #[inline(always)]
@@ -415,6 +498,7 @@ unsafe impl WorldQuery for Entity {
     type Item<'w> = Entity;
     type Slice<'w> = &'w [Entity];
     type Fetch = NonNull<Entity>;
+    type ArchetypeFetch = ();
     type State = ();
 
     fn init_state(_: &mut Components) {}
@@ -427,8 +511,10 @@ unsafe impl WorldQuery for Entity {
         true
     }
 
+    fn archetype_fetch(_: &(), _: &Archetype) {}
+
     #[inline(always)]
-    unsafe fn fetch(_: &(), _: &Archetype, chunk: &Chunk, _: Tick) -> NonNull<Entity> {
+    unsafe fn fetch(_: &(), chunk: &Chunk, _: Tick) -> NonNull<Entity> {
         NonNull::from(chunk.entities()).cast()
     }
 
@@ -456,6 +542,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     type Item<'w> = Option<Q::Item<'w>>;
     type Slice<'w> = Option<Q::Slice<'w>>;
     type Fetch = Option<Q::Fetch>;
+    type ArchetypeFetch = Option<Q::ArchetypeFetch>;
     type State = Q::State;
 
     fn init_state(components: &mut Components) -> Q::State {
@@ -474,10 +561,14 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         true
     }
 
+    fn archetype_fetch(state: &Q::State, arch: &Archetype) -> Self::ArchetypeFetch {
+        Q::matches(state, arch.signature()).then(|| Q::archetype_fetch(state, arch))
+    }
+
     #[inline(always)]
-    unsafe fn fetch(state: &Q::State, arch: &Archetype, chunk: &Chunk, tick: Tick) -> Self::Fetch {
-        // SAFETY: fetched only where `Q` matches.
-        Q::matches(state, arch.signature()).then(|| unsafe { Q::fetch(state, arch, chunk, tick) })
+    unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+        // SAFETY: forwarded caller contract.
+        cached.as_ref().map(|c| unsafe { Q::fetch(c, chunk, tick) })
     }
 
     #[inline(always)]
@@ -505,6 +596,7 @@ macro_rules! tuple_query {
             type Item<'w> = ($($Q::Item<'w>,)*);
             type Slice<'w> = ($($Q::Slice<'w>,)*);
             type Fetch = ($($Q::Fetch,)*);
+            type ArchetypeFetch = ($($Q::ArchetypeFetch,)*);
             type State = ($($Q::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $Q::CHUNK_FILTERED)*;
@@ -530,17 +622,22 @@ macro_rules! tuple_query {
                 true $(&& $Q::matches(&state.$i, signature))*
             }
 
+            #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
+            fn archetype_fetch(state: &Self::State, arch: &Archetype) -> Self::ArchetypeFetch {
+                ($($Q::archetype_fetch(&state.$i, arch),)*)
+            }
+
             #[inline(always)]
             #[allow(unused_variables, reason = "the empty tuple")]
-            fn chunk_matches(state: &Self::State, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
-                true $(&& $Q::chunk_matches(&state.$i, arch, chunk, last_seen))*
+            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
+                true $(&& $Q::chunk_matches(&cached.$i, chunk, last_seen))*
             }
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
-            unsafe fn fetch(state: &Self::State, arch: &Archetype, chunk: &Chunk, tick: Tick) -> Self::Fetch {
-                // SAFETY: the tuple matches only where every element matches.
-                unsafe { ($($Q::fetch(&state.$i, arch, chunk, tick),)*) }
+            unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+                // SAFETY: forwarded caller contract, element by element.
+                unsafe { ($($Q::fetch(&cached.$i, chunk, tick),)*) }
             }
 
             #[inline(always)]

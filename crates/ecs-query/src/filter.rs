@@ -7,6 +7,7 @@
 //! moved within it, since the running query state last ran. A write to one entity therefore
 //! marks its whole chunk as changed.
 
+use std::any::type_name;
 use std::marker::PhantomData;
 
 use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick};
@@ -127,7 +128,7 @@ macro_rules! unit_fetch {
         }
 
         #[inline(always)]
-        unsafe fn fetch(_: &ComponentId, _: &Archetype, _: &Chunk, _: Tick) {}
+        unsafe fn fetch(_: &Self::ArchetypeFetch, _: &Chunk, _: Tick) {}
 
         #[inline(always)]
         unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
@@ -140,6 +141,9 @@ macro_rules! unit_fetch {
 // SAFETY: touches no column.
 unsafe impl<T: Component> WorldQuery for With<T> {
     unit_fetch!();
+    type ArchetypeFetch = ();
+
+    fn archetype_fetch(_: &ComponentId, _: &Archetype) {}
 
     fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
         required.insert(*id);
@@ -153,6 +157,9 @@ unsafe impl<T: Component> WorldQuery for With<T> {
 // SAFETY: touches no column.
 unsafe impl<T: Component> WorldQuery for Without<T> {
     unit_fetch!();
+    type ArchetypeFetch = ();
+
+    fn archetype_fetch(_: &ComponentId, _: &Archetype) {}
 
     fn update_masks(id: &ComponentId, _: &mut Signature, excluded: &mut Signature) {
         excluded.insert(*id);
@@ -166,6 +173,8 @@ unsafe impl<T: Component> WorldQuery for Without<T> {
 // SAFETY: reads only chunk ticks, never column data.
 unsafe impl<T: Component> WorldQuery for Changed<T> {
     unit_fetch!();
+    /// The index of the `T` column, whose ticks the filter reads.
+    type ArchetypeFetch = usize;
 
     const CHUNK_FILTERED: bool = true;
 
@@ -177,11 +186,19 @@ unsafe impl<T: Component> WorldQuery for Changed<T> {
         signature.contains(*id)
     }
 
-    #[inline]
-    fn chunk_matches(id: &ComponentId, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
-        arch.column(*id).is_some_and(|col| {
-            chunk.changed_tick(col) >= last_seen || chunk.structural_tick() >= last_seen
+    fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> usize {
+        arch.column(*id).unwrap_or_else(|| {
+            panic!(
+                "archetype {:?} has no `{}` column: it does not match `Changed`",
+                arch.id(),
+                type_name::<T>()
+            )
         })
+    }
+
+    #[inline]
+    fn chunk_matches(col: &usize, chunk: &Chunk, last_seen: Tick) -> bool {
+        chunk.changed_tick(*col) >= last_seen || chunk.structural_tick() >= last_seen
     }
 }
 
@@ -201,6 +218,8 @@ macro_rules! or_filter {
             type Item<'w> = ();
             type Slice<'w> = ();
             type Fetch = ();
+            /// Per element, its own cache where it matches the archetype.
+            type ArchetypeFetch = ($(Option<$F::ArchetypeFetch>,)*);
             type State = ($($F::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $F::CHUNK_FILTERED)*;
@@ -218,15 +237,18 @@ macro_rules! or_filter {
                 false $(|| $F::matches(&state.$i, signature))*
             }
 
-            #[inline]
-            fn chunk_matches(state: &Self::State, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
+            fn archetype_fetch(state: &Self::State, arch: &Archetype) -> Self::ArchetypeFetch {
                 let sig = arch.signature();
-                false $(|| ($F::matches(&state.$i, sig)
-                    && $F::chunk_matches(&state.$i, arch, chunk, last_seen)))*
+                ($($F::matches(&state.$i, sig).then(|| $F::archetype_fetch(&state.$i, arch)),)*)
+            }
+
+            #[inline]
+            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
+                false $(|| cached.$i.as_ref().is_some_and(|c| $F::chunk_matches(c, chunk, last_seen)))*
             }
 
             #[inline(always)]
-            unsafe fn fetch(_: &Self::State, _: &Archetype, _: &Chunk, _: Tick) {}
+            unsafe fn fetch(_: &Self::ArchetypeFetch, _: &Chunk, _: Tick) {}
 
             #[inline(always)]
             unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}

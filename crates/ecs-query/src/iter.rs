@@ -120,13 +120,13 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
             if let Some(chunk) = self.chunks.next() {
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
-                let passes = Q::chunk_matches(&state.query, arch, chunk, self.last_seen)
-                    && F::chunk_matches(&state.filter, arch, chunk, self.last_seen);
-                if passes {
+                let k = self.next_archetype - 1;
+                if state.chunk_passes(k, chunk, self.last_seen) {
                     let i = arch.chunks().len() - self.chunks.len() - 1;
-                    self.state.prefetch_next(self.next_archetype - 1, arch, i);
-                    // SAFETY: `arch` is matched (state invariant 1) and owns `chunk`.
-                    self.fetch = Some(unsafe { Q::fetch(&state.query, arch, chunk, self.tick) });
+                    state.prefetch_next(k, arch, i);
+                    // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
+                    // which owns `chunk`.
+                    self.fetch = Some(unsafe { Q::fetch(state.cached(k), chunk, self.tick) });
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
@@ -179,18 +179,18 @@ pub struct ChunkView<'w, Q: WorldQuery> {
 
 impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     /// # Safety
-    /// `arch` matches the query and owns `chunk`; the caller has the query's access to the
-    /// chunk for `'w`, and hands out one view per chunk.
+    /// `cached` was found in `arch` (by `Q::archetype_fetch`), which owns `chunk`; the caller
+    /// has the query's access to the chunk for `'w`, and hands out one view per chunk.
     pub(crate) unsafe fn new(
         world: &'w World,
-        query: &Q::State,
+        cached: &Q::ArchetypeFetch,
         access: &'w Access,
         arch: &'w Archetype,
         chunk: &'w Chunk,
         tick: Tick,
     ) -> Self {
         // SAFETY: forwarded caller contract.
-        let fetch = unsafe { Q::fetch(query, arch, chunk, tick) };
+        let fetch = unsafe { Q::fetch(cached, chunk, tick) };
         Self {
             world,
             access,

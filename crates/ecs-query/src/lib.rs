@@ -65,7 +65,7 @@ mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
 pub use error::QueryError;
-pub use fetch::{ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
+pub use fetch::{ArchetypeColumn, ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use state::QueryState;

@@ -25,7 +25,9 @@ use crate::iter::{ChunkView, QueryIter};
 /// # Invariants
 /// 1. `matched` lists, in id order, exactly the archetypes among the first `archetypes_seen`
 ///    of world `world_id` that match `required`, `excluded`, `Q::matches` and `F::matches`.
-/// 2. `access` is what `Q` and `F` declare, and declares no alias (checked in `new`).
+/// 2. `cached[k]` is what `Q::archetype_fetch` and `F::archetype_fetch` found in archetype
+///    `matched[k]`.
+/// 3. `access` is what `Q` and `F` declare, and declares no alias (checked in `new`).
 ///
 /// ```
 /// # use ecs_core::World;
@@ -43,6 +45,8 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     /// The components `access` reads or writes: the columns worth prefetching.
     touched: Box<[ComponentId]>,
     matched: Vec<ArchetypeId>,
+    /// For `matched[k]`, where the query's and the filter's columns sit in its chunks.
+    cached: Vec<(Q::ArchetypeFetch, F::ArchetypeFetch)>,
     /// For `matched[k]`, the (byte offset, element size) in its chunks of each column of
     /// `touched`, at `k * touched.len()..` ((0, 0) where an optional one is absent): computed
     /// once per archetype, read only when a run prefetches a next chunk.
@@ -85,6 +89,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             access,
             touched,
             matched: Vec::new(),
+            cached: Vec::new(),
             prefetch_cols: Vec::new(),
             archetypes_seen: 0,
             last_seen: 0,
@@ -211,6 +216,10 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for arch in &archetypes[self.archetypes_seen..] {
             if self.matches_signature(arch.signature()) {
                 self.matched.push(arch.id());
+                self.cached.push((
+                    Q::archetype_fetch(&self.query, arch),
+                    F::archetype_fetch(&self.filter, arch),
+                ));
                 let layout = arch.layout();
                 let cols = self.touched.iter().map(|&id| {
                     // Chunks are at most 1 MiB, so offsets and sizes fit in `u32`.
@@ -243,10 +252,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through.
     #[inline(always)]
-    fn chunk_passes(&self, arch: &Archetype, chunk: &Chunk, last_seen: Tick) -> bool {
-        Q::chunk_matches(&self.query, arch, chunk, last_seen)
-            && F::chunk_matches(&self.filter, arch, chunk, last_seen)
+    pub(crate) fn chunk_passes(&self, k: usize, chunk: &Chunk, last_seen: Tick) -> bool {
+        let (q, f) = &self.cached[k];
+        Q::chunk_matches(q, chunk, last_seen) && F::chunk_matches(f, chunk, last_seen)
+    }
+
+    /// Where the query's columns sit in the `k`-th matched archetype's chunks.
+    #[inline(always)]
+    pub(crate) fn cached(&self, k: usize) -> &Q::ArchetypeFetch {
+        &self.cached[k].0
     }
 
     // ----- safe entry points ----------------------------------------------------------------
@@ -399,11 +415,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let archetypes = world.archetypes();
         self.matched
             .iter()
-            .map(|id| {
-                let arch = &archetypes[id.index()];
-                arch.chunks()
+            .enumerate()
+            .map(|(k, id)| {
+                archetypes[id.index()]
+                    .chunks()
                     .iter()
-                    .filter(|c| self.chunk_passes(arch, c, self.last_seen))
+                    .filter(|c| self.chunk_passes(k, c, self.last_seen))
                     .map(Chunk::len)
                     .sum::<usize>()
             })
@@ -469,15 +486,15 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let (tick, last_seen) = self.begin_run(world);
         let archetypes = world.archetypes();
-        for (k, id) in self.matched.iter().enumerate() {
+        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(arch, chunk, last_seen) {
+                if !self.chunk_passes(k, chunk, last_seen) {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
-                // SAFETY: `arch` matches (invariant 1) and owns `chunk`.
-                let mut fetch = unsafe { Q::fetch(&self.query, arch, chunk, tick) };
+                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`.
+                let mut fetch = unsafe { Q::fetch(cached, chunk, tick) };
                 for row in 0..chunk.len() {
                     // SAFETY: `row < len`; each row is yielded once; exclusivity is the
                     // caller's contract.
@@ -509,18 +526,20 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let (tick, last_seen) = self.begin_run(world);
         let archetypes = world.archetypes();
-        for (k, id) in self.matched.iter().enumerate() {
+        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(arch, chunk, last_seen) {
+                if !self.chunk_passes(k, chunk, last_seen) {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
-                // SAFETY: `arch` matches and owns `chunk`; the view is handed out once per
-                // chunk, and exclusivity is the caller's contract.
-                f(unsafe {
-                    ChunkView::new(world, &self.query, &self.access.access, arch, chunk, tick)
-                });
+                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
+                // view is handed out once per chunk, and exclusivity is the caller's contract.
+                f(
+                    unsafe {
+                        ChunkView::new(world, cached, &self.access.access, arch, chunk, tick)
+                    },
+                );
             }
         }
     }
@@ -547,7 +566,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let (tick, last_seen) = self.begin_run(world);
         let archetypes = world.archetypes();
-        let mut tasks: Vec<Task<'_>> = Vec::new();
+        let mut tasks: Vec<Task<'_, Q::ArchetypeFetch>> = Vec::new();
         let total: usize = self
             .matched
             .iter()
@@ -555,17 +574,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             .sum();
         // Enough pieces to balance the pool, but never smaller than a few dozen rows.
         let batch = (total / (rayon::current_num_threads() * 8)).max(32);
-        for id in &self.matched {
-            let arch = &archetypes[id.index()];
-            for chunk in arch.chunks() {
-                if !self.chunk_passes(arch, chunk, last_seen) {
+        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
+            for chunk in archetypes[id.index()].chunks() {
+                if !self.chunk_passes(k, chunk, last_seen) {
                     continue;
                 }
                 let mut start = 0;
                 while start < chunk.len() {
                     let end = (start + batch).min(chunk.len());
                     tasks.push(Task {
-                        arch,
+                        cached,
                         chunk,
                         rows: start..end,
                     });
@@ -573,11 +591,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 }
             }
         }
-        let query = &self.query;
-        let run = |task: Task<'_>| {
-            // SAFETY: `task.arch` matches and owns `task.chunk`. Tasks cover disjoint row
-            // ranges, so no row is yielded twice; stamping a tick twice is idempotent.
-            let mut fetch = unsafe { Q::fetch(query, task.arch, task.chunk, tick) };
+        let run = |task: Task<'_, Q::ArchetypeFetch>| {
+            // SAFETY: `task.cached` was found in the archetype that owns `task.chunk`. Tasks
+            // cover disjoint row ranges, so no row is yielded twice; stamping a tick twice is
+            // idempotent.
+            let mut fetch = unsafe { Q::fetch(task.cached, task.chunk, tick) };
             for row in task.rows {
                 // SAFETY: `row < len`, disjoint across tasks.
                 f(unsafe { Q::item(&mut fetch, row) });
@@ -619,26 +637,27 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             entity,
             query: type_name::<Q>(),
         };
-        if self.matched.binary_search(&loc.archetype).is_err() {
+        let Ok(k) = self.matched.binary_search(&loc.archetype) else {
             return Err(no_match);
-        }
+        };
         let (c, row) = arch.split_row(loc.row as usize);
         let chunk = &arch.chunks()[c];
-        if !self.chunk_passes(arch, chunk, self.last_seen) {
+        if !self.chunk_passes(k, chunk, self.last_seen) {
             return Err(no_match);
         }
-        // SAFETY: `arch` matches and owns `chunk`, `row < chunk.len()` (entity table
-        // invariant); exclusivity is the caller's contract.
+        // SAFETY: `cached[k]` was found in `arch` (invariant 2), which owns `chunk`;
+        // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
         unsafe {
-            let mut fetch = Q::fetch(&self.query, arch, chunk, world.change_tick());
+            let mut fetch = Q::fetch(self.cached(k), chunk, world.change_tick());
             Ok(Q::item(&mut fetch, row))
         }
     }
 }
 
-/// A slice of one chunk's rows for one parallel worker.
-struct Task<'w> {
-    arch: &'w Archetype,
+/// A slice of one chunk's rows for one parallel worker; `cached` is the query's
+/// `ArchetypeFetch` for the chunk's archetype.
+struct Task<'w, A> {
+    cached: &'w A,
     chunk: &'w Chunk,
     rows: std::ops::Range<usize>,
 }

@@ -1,10 +1,12 @@
 //! The [`WorldQuery`] trait and the data elements of a query: [`RefRO`], [`RefRW`], `&T`,
 //! `&mut T`, [`Entity`], `Option<Q>` and tuples of those.
 //!
-//! A query runs chunk by chunk. For each matched chunk it builds a *fetch* (the column base
-//! pointers it needs; writers stamp the column's change tick here), then reads row `i` of each
-//! column as `base.add(i)`: the per-row work is one pointer offset per element, which the
-//! compiler turns into the same loop as over plain slices.
+//! A query works at three levels. When its state first matches an archetype it finds where its
+//! columns sit in that archetype's chunks (an *archetype fetch*: column indices and byte
+//! offsets, cached in the state). For each chunk it builds a *fetch* from that (the column base
+//! pointers, one addition each; writers stamp the column's change tick here). Then it reads row
+//! `i` of each column as `base.add(i)`: the per-row work is one pointer offset per element, which
+//! the compiler turns into the same loop as over plain slices.
 
 use std::any::type_name;
 use std::marker::PhantomData;

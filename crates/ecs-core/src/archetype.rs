@@ -412,6 +412,15 @@ impl Archetype {
         }
     }
 
+    /// The entity id stored at `addr` (from [`Archetype::addr`] of this archetype).
+    ///
+    /// # Panics
+    /// If `addr` is past the rows of its chunk.
+    #[inline]
+    pub(crate) fn entity_at(&self, addr: RowAddr) -> Entity {
+        self.chunks[addr.chunk].entities()[addr.r]
+    }
+
     /// [`Archetype::addr`] of the last row, without a division.
     ///
     /// # Panics

@@ -13,7 +13,7 @@ use std::any::type_name;
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64 as StdAtomicU64;
 
-use crate::archetype::{copy_value, Archetype, ArchetypeId};
+use crate::archetype::{copy_value, Archetype, ArchetypeId, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::component::{Component, ComponentId, Components};
@@ -300,23 +300,24 @@ impl World {
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
         let tick = self.change_tick();
-        let loc = self
-            .location(entity)
+        let (loc, from) = self
+            .locate_row(entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
-        let src_row = loc.row as usize;
+        // `from` stays valid below: finding or making an edge adds archetypes but never frees
+        // a chunk.
         let (edge, archetypes) = self
             .archetypes
             .insert_edge::<B>(loc.archetype, &mut self.components);
         let replaced;
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
-            let at = arch.addr(src_row);
-            // SAFETY: `src_row < len` (invariant 2); the columns belong to this archetype.
-            let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
+            // SAFETY: `from` is the entity's row (invariant 2); the columns belong to this
+            // archetype.
+            let cells = unsafe { arch.cells(from, &edge.bundle_cols) };
             // SAFETY: every element is present (`target == source`), so each cell holds an
             // initialised value of its type, and `overwrite` is all `true`.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
-            let chunk = arch.chunk_of_row(src_row);
+            let chunk = arch.chunk_of_row(from.row());
             for &c in &edge.bundle_cols {
                 chunk.mark_changed(c as usize, tick);
             }
@@ -325,9 +326,8 @@ impl World {
                 .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
                 .expect("an edge never loops when it adds types");
             let to = dst.push_row(entity, tick);
-            let from = src.addr(src_row);
             for (c, &d) in edge.src_to_dst.iter().enumerate() {
-                // SAFETY: `src_row < src.len()` and `to` was just pushed; `d` is the column
+                // SAFETY: `from` is the entity's row in `src` and `to` was just pushed; `d` is the column
                 // of the same type in `dst`, so sizes match; two archetypes never share chunks.
                 unsafe {
                     let a = src.cell_at(from, c);
@@ -396,10 +396,10 @@ impl World {
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
         let tick = self.change_tick();
-        let loc = self
-            .location(entity)
+        let (loc, from) = self
+            .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
-        let src_row = loc.row as usize;
+        // `from` stays valid below, as in `insert`.
         let (edge, archetypes) = self
             .archetypes
             .remove_edge::<B>(loc.archetype, &mut self.components);
@@ -423,7 +423,6 @@ impl World {
             .get_disjoint_mut([loc.archetype.index(), target.index()])
             .expect("source and target differ");
         let to = dst.push_row(entity, tick);
-        let from = src.addr(src_row);
         for (c, &d) in src_to_dst.iter().enumerate() {
             if d != REMOVED {
                 // SAFETY: as in `insert`: in-range rows, same-type columns, distinct chunks.
@@ -434,7 +433,7 @@ impl World {
                 }
             }
         }
-        // SAFETY: `src_row < len`; the columns belong to `src`.
+        // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the
         // source row is treated as moved-out right after.
@@ -550,10 +549,17 @@ impl World {
     /// ```
     #[inline]
     pub fn location(&self, entity: Entity) -> Option<Location> {
+        self.locate_row(entity).map(|(loc, _)| loc)
+    }
+
+    /// [`World::location`] with the row's address, which the generation check computes anyway
+    /// and a row move needs: one division per insert or remove instead of two.
+    #[inline]
+    fn locate_row(&self, entity: Entity) -> Option<(Location, RowAddr)> {
         let loc = self.entities.locate(entity.index())?;
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
-        let (chunk, r) = arch.split_row(loc.row as usize);
-        (arch.chunks()[chunk].entities()[r] == entity).then_some(loc)
+        let addr = arch.addr(loc.row as usize);
+        (arch.entity_at(addr) == entity).then_some((loc, addr))
     }
 
     /// Test hook: sets the generation of a vacant entity slot, so tests can reach generation

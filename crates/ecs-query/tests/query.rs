@@ -274,3 +274,44 @@ fn state_refuses_another_world() {
     });
     assert!(msg.contains("not built for"), "{msg}");
 }
+
+#[test]
+fn or_of_changed_filters_reads_only_the_columns_an_archetype_has() {
+    let mut world = World::new();
+    let health_only = world.spawn((Health(1),));
+    let velocity_only = world.spawn((Velocity { x: 0.0, y: 0.0 },));
+    let both = world.spawn((Health(2), Velocity { x: 1.0, y: 1.0 }));
+    let mut state = QueryState::<Entity, Or<(Changed<Health>, Changed<Velocity>)>>::new(&mut world);
+    let mut seen = |world: &World| {
+        let mut v: Vec<Entity> = state.iter(world).collect();
+        v.sort();
+        v
+    };
+    let mut all = vec![health_only, velocity_only, both];
+    all.sort();
+    assert_eq!(seen(&world), all, "a new state sees every chunk as changed");
+    assert!(seen(&world).is_empty());
+    world.get_mut::<Velocity>(velocity_only).unwrap().x = 5.0;
+    assert_eq!(seen(&world), [velocity_only]);
+    world.get_mut::<Health>(both).unwrap().0 = 3;
+    assert_eq!(seen(&world), [both]);
+    assert!(seen(&world).is_empty());
+}
+
+#[test]
+fn archetype_fetch_of_an_unmatched_archetype_panics_naming_the_type() {
+    use ecs_query::WorldQuery;
+    let mut world = World::new();
+    let e = world.spawn((Health(1),));
+    let state = <RefRW<Position>>::init_state(world.components_mut());
+    let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    let msg = alias_message(|| {
+        <RefRW<Position>>::archetype_fetch(&state, arch);
+    });
+    assert!(
+        msg.contains("Position") && msg.contains("does not match"),
+        "{msg}"
+    );
+    // Optional elements find nothing instead of panicking.
+    assert!(<Option<RefRW<Position>>>::archetype_fetch(&state, arch).is_none());
+}

@@ -135,6 +135,9 @@ macro_rules! unit_fetch {
 
         #[inline(always)]
         unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+
+        #[inline(always)]
+        unsafe fn unslice(_: ()) {}
     };
 }
 
@@ -255,6 +258,9 @@ macro_rules! or_filter {
 
             #[inline(always)]
             unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+
+            #[inline(always)]
+            unsafe fn unslice(_: ()) {}
         }
 
         // SAFETY: declares no write.

@@ -493,12 +493,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
-                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`.
-                let mut fetch = unsafe { Q::fetch(cached, chunk, tick) };
-                for row in 0..chunk.len() {
-                    // SAFETY: `row < len`; each row is yielded once; exclusivity is the
-                    // caller's contract.
-                    f(unsafe { Q::item(&mut fetch, row) });
+                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
+                // rows are handed out once each, and exclusivity is the caller's contract.
+                unsafe {
+                    let mut fetch = Q::fetch(cached, chunk, tick);
+                    Q::for_each_row(&mut fetch, chunk.len(), &mut f);
                 }
             }
         }

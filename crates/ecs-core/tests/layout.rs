@@ -69,7 +69,20 @@ fn fits(rows: usize, columns: &[ColumnSpec], chunk_size: usize) -> bool {
     end <= chunk_size
 }
 
-/// Checks a layout against its column specs: alignment, no overlap, fit, maximal capacity.
+/// Like [`fits`], with every sized column starting at a multiple of `boundary` as well.
+fn fits_on(boundary: usize, rows: usize, columns: &[ColumnSpec], chunk_size: usize) -> bool {
+    let wider: Vec<ColumnSpec> = columns
+        .iter()
+        .map(|c| ColumnSpec {
+            size: c.size,
+            align: c.align.max(boundary),
+        })
+        .collect();
+    fits(rows, &wider, chunk_size)
+}
+
+/// Checks a layout against its column specs: alignment, no overlap, fit, maximal capacity,
+/// and columns on 16-byte boundaries whenever the full chunk has room for that padding.
 fn check_layout(layout: &ChunkLayout, columns: &[ColumnSpec]) {
     let cap = layout.capacity();
     let size = layout.chunk_size();
@@ -108,6 +121,16 @@ fn check_layout(layout: &ChunkLayout, columns: &[ColumnSpec]) {
         !fits(cap + 1, columns, size),
         "capacity {cap} is not maximal for {columns:?} in {size} bytes"
     );
+    if fits_on(16, cap, columns, size) {
+        for (col, c) in columns.iter().enumerate().filter(|(_, c)| c.size > 0) {
+            let offset = layout.offset(col);
+            assert_eq!(
+                offset % 16,
+                0,
+                "column {col} ({c:?}) at {offset} is not on 16 B"
+            );
+        }
+    }
 }
 
 /// Checks one archetype of `world`: its layout, and the real column addresses of its chunks.
@@ -243,6 +266,25 @@ fn archetype_layouts_are_aligned_disjoint_and_maximal() {
             }
         }
     }
+}
+
+#[test]
+fn spare_bytes_put_columns_on_vector_boundaries() {
+    // ecs_bench_suite's row: a 4x4 f32 matrix and three 3 x f32 vectors, 108 B with the id.
+    let matrix = ColumnSpec { size: 64, align: 4 };
+    let vector = ColumnSpec { size: 12, align: 4 };
+    let columns = [matrix, vector, vector, vector];
+    let layout = ChunkLayout::new(16 * 1024, &columns).unwrap();
+    assert_eq!(
+        layout.capacity(),
+        16 * 1024 / 108,
+        "spare bytes never cost a row"
+    );
+    for col in 0..columns.len() {
+        let offset = layout.offset(col);
+        assert_eq!(offset % 32, 0, "column {col} at {offset}");
+    }
+    check_layout(&layout, &columns);
 }
 
 #[test]

@@ -87,9 +87,10 @@ pub unsafe trait WorldQuery {
     const CHUNK_FILTERED: bool = false;
 
     /// Whether the element reads or writes a column whose values are not a power of two wide
-    /// (12-byte `[f32; 3]`s, say): `for_each` then steps four rows at a time, so the
-    /// vectoriser finds whole registers' worth of consecutive values. Loops over 4- or 8-byte
-    /// values vectorise better as plain loops, which the compiler widens and unrolls itself.
+    /// (12-byte `[f32; 3]`s, say): `for_each` over a tuple then steps four rows at a time, so
+    /// the vectoriser finds whole registers' worth of consecutive values. Tuples of 4- or 8-byte
+    /// columns run as plain loops, which the compiler widens and unrolls itself (stepping by
+    /// four there made the `schedule` workload's swaps 1.3× → 1.65× the raw loop).
     ///
     /// ```
     /// # use ecs_query::{RefRO, RefRW, WorldQuery};
@@ -283,10 +284,16 @@ pub unsafe trait WorldQuery {
 
     /// Calls `f` with the items of rows `0..len`: the loop `for_each` runs over each chunk.
     ///
+    /// This default steps four rows at a time: a short chunk (a 20-row archetype) then runs as
+    /// one vector loop with the same trip count every time, instead of a vector loop plus a
+    /// scalar tail (`frag_iter_many` 1.09–1.19× → 0.95–1.01× legion); long chunks still get the
+    /// compiler's wide loop.
+    ///
     /// Tuples override it: their loop takes each element's column as a separate slice argument,
     /// which tells the compiler that the columns written and the columns read do not overlap,
-    /// and steps four rows at a time, so that a per-entity closure such as `p.0 += v.0` on
-    /// `[f32; 3]`-sized values compiles to the same vector code as a loop over flat slices.
+    /// and steps four rows at a time when [`WorldQuery::ODD_WIDTH`] says so, so that a
+    /// per-entity closure such as `p.0 += v.0` on `[f32; 3]`-sized values compiles to the same
+    /// vector code as a loop over flat slices.
     ///
     /// # Safety
     /// As [`WorldQuery::slice`] for rows `0..len`, which `f` receives once each.
@@ -314,9 +321,21 @@ pub unsafe trait WorldQuery {
         len: usize,
         f: &mut Func,
     ) {
-        for row in 0..len {
+        let mut row = 0;
+        while row + 4 <= len {
+            // SAFETY: `row + 3 < len`, and each row is yielded once (caller contract).
+            unsafe {
+                f(Self::item(fetch, row));
+                f(Self::item(fetch, row + 1));
+                f(Self::item(fetch, row + 2));
+                f(Self::item(fetch, row + 3));
+            }
+            row += 4;
+        }
+        while row < len {
             // SAFETY: `row < len`, and each row is yielded once (caller contract).
             f(unsafe { Self::item(fetch, row) });
+            row += 1;
         }
     }
 }

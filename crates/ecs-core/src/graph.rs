@@ -42,12 +42,17 @@ pub(crate) enum RemoveEdge {
 
 /// One archetype's cached edges. The maps give an index into the edge lists, so a hit costs one
 /// hash probe and the returned borrow does not pin the map while a miss builds a new edge.
+/// In front of each map sits the last edge it gave: inserting or removing the same bundle type
+/// on entity after entity of one archetype (the common batch case) then skips the probe, whose
+/// two dependent loads sit on the critical path of a row move.
 #[derive(Default)]
 struct Edges {
     insert_at: TypeIdMap<u32>,
     insert: Vec<InsertEdge>,
+    last_insert: Option<(TypeId, u32)>,
     remove_at: TypeIdMap<u32>,
     remove: Vec<RemoveEdge>,
+    last_remove: Option<(TypeId, u32)>,
 }
 
 /// All archetypes of a world.
@@ -56,7 +61,8 @@ struct Edges {
 /// 1. `list[i].id() == ArchetypeId(i)`, `edges.len() == list.len()`, and `list[0]` is the
 ///    empty archetype.
 /// 2. `by_signature` maps each archetype's signature to its id, and nothing else.
-/// 3. Every cached edge is what building it afresh would give.
+/// 3. Every cached edge is what building it afresh would give, and each archetype's last-used
+///    edge entries agree with its maps.
 pub struct Archetypes {
     list: Vec<Archetype>,
     edges: Vec<Edges>,
@@ -125,6 +131,20 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&InsertEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
+        let at = match self.edges[src.index()].last_insert {
+            Some((last, at)) if last == key => at,
+            _ => self.find_insert_edge::<B>(src, components),
+        };
+        (&self.edges[src.index()].insert[at as usize], &mut self.list)
+    }
+
+    /// [`Archetypes::insert_edge`] past its last-edge check: the map, or a new edge.
+    fn find_insert_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> u32 {
+        let key = TypeId::of::<B>();
         let at = match self.edges[src.index()].insert_at.get(&key) {
             Some(&at) => at,
             None => {
@@ -136,7 +156,8 @@ impl Archetypes {
                 at
             }
         };
-        (&self.edges[src.index()].insert[at as usize], &mut self.list)
+        self.edges[src.index()].last_insert = Some((key, at));
+        at
     }
 
     #[cold]
@@ -174,6 +195,20 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&RemoveEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
+        let at = match self.edges[src.index()].last_remove {
+            Some((last, at)) if last == key => at,
+            _ => self.find_remove_edge::<B>(src, components),
+        };
+        (&self.edges[src.index()].remove[at as usize], &mut self.list)
+    }
+
+    /// [`Archetypes::remove_edge`] past its last-edge check: the map, or a new edge.
+    fn find_remove_edge<B: Bundle>(
+        &mut self,
+        src: ArchetypeId,
+        components: &mut Components,
+    ) -> u32 {
+        let key = TypeId::of::<B>();
         let at = match self.edges[src.index()].remove_at.get(&key) {
             Some(&at) => at,
             None => {
@@ -185,7 +220,8 @@ impl Archetypes {
                 at
             }
         };
-        (&self.edges[src.index()].remove[at as usize], &mut self.list)
+        self.edges[src.index()].last_remove = Some((key, at));
+        at
     }
 
     #[cold]
@@ -237,6 +273,12 @@ impl Archetypes {
                 Some(arch.id()),
                 "signature map"
             );
+            if let Some((key, at)) = edges.last_insert {
+                assert_eq!(edges.insert_at.get(&key), Some(&at), "last insert edge");
+            }
+            if let Some((key, at)) = edges.last_remove {
+                assert_eq!(edges.remove_at.get(&key), Some(&at), "last remove edge");
+            }
             for edge in &edges.insert {
                 let target = &self.list[edge.target.index()];
                 assert!(

@@ -325,3 +325,30 @@ fn reservations_from_many_threads_are_distinct_and_all_become_live() {
         .all(|&e| world.contains(e) && !freed[..3].contains(&e)));
     assert_eq!(world.len() as usize, 1 + 3 * per_thread);
 }
+
+#[test]
+fn alternating_bundle_types_take_the_right_edges() {
+    // Each archetype remembers its last-used insert and remove edge; alternating bundle types
+    // must miss that entry and still land every entity in the right archetype.
+    let mut world = World::new();
+    let ids: Vec<Entity> = (0..6u32).map(|i| world.spawn((i,))).collect();
+    for (k, &e) in ids.iter().enumerate() {
+        if k % 2 == 0 {
+            world.insert_one(e, 'a').unwrap();
+        } else {
+            world.insert_one(e, 1.5f32).unwrap();
+        }
+        world.check_invariants();
+    }
+    for (k, &e) in ids.iter().enumerate() {
+        if k % 2 == 0 {
+            assert!(world.get::<f32>(e).is_err());
+            assert_eq!(world.remove::<(char,)>(e), Ok(('a',)));
+        } else {
+            assert!(world.get::<char>(e).is_err());
+            assert_eq!(world.remove::<(f32,)>(e), Ok((1.5,)));
+        }
+        assert_eq!(world.get::<u32>(e), Ok(&(k as u32)));
+        world.check_invariants();
+    }
+}

@@ -40,19 +40,59 @@ pub(crate) enum RemoveEdge {
     },
 }
 
-/// One archetype's cached edges. The maps give an index into the edge lists, so a hit costs one
-/// hash probe and the returned borrow does not pin the map while a miss builds a new edge.
-/// In front of each map sits the last edge it gave: inserting or removing the same bundle type
-/// on entity after entity of one archetype (the common batch case) then skips the probe, whose
-/// two dependent loads sit on the critical path of a row move.
+/// One archetype's cached edges, per kind.
 #[derive(Default)]
 struct Edges {
-    insert_at: TypeIdMap<u32>,
-    insert: Vec<InsertEdge>,
-    last_insert: Option<(TypeId, u32)>,
-    remove_at: TypeIdMap<u32>,
-    remove: Vec<RemoveEdge>,
-    last_remove: Option<(TypeId, u32)>,
+    insert: EdgeList<InsertEdge>,
+    remove: EdgeList<RemoveEdge>,
+}
+
+/// The edges of one kind out of one archetype. The map gives an index into the list, so a hit
+/// costs one hash probe and the returned borrow does not pin the map while a miss builds a new
+/// edge. In front of the map sits the last edge it gave: inserting or removing the same bundle
+/// type on entity after entity of one archetype (the common batch case) then skips the probe,
+/// whose two dependent loads sit on the critical path of a row move.
+struct EdgeList<E> {
+    at: TypeIdMap<u32>,
+    list: Vec<E>,
+    last: Option<(TypeId, u32)>,
+}
+
+impl<E> Default for EdgeList<E> {
+    fn default() -> Self {
+        Self {
+            at: TypeIdMap::default(),
+            list: Vec::new(),
+            last: None,
+        }
+    }
+}
+
+impl<E> EdgeList<E> {
+    /// The edge for bundle type `key` if it was the last one handed out.
+    #[inline(always)]
+    fn last(&self, key: TypeId) -> Option<u32> {
+        match self.last {
+            Some((last, at)) if last == key => Some(at),
+            _ => None,
+        }
+    }
+
+    /// The edge for `key` from the map, remembered as the last one.
+    fn find(&mut self, key: TypeId) -> Option<u32> {
+        let at = *self.at.get(&key)?;
+        self.last = Some((key, at));
+        Some(at)
+    }
+
+    /// Caches a newly built edge for `key`, remembered as the last one.
+    fn add(&mut self, key: TypeId, edge: E) -> u32 {
+        self.list.push(edge);
+        let at = u32::try_from(self.list.len() - 1).expect("fewer than 2^32 edges");
+        self.at.insert(key, at);
+        self.last = Some((key, at));
+        at
+    }
 }
 
 /// All archetypes of a world.
@@ -131,33 +171,20 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&InsertEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
-        let at = match self.edges[src.index()].last_insert {
-            Some((last, at)) if last == key => at,
-            _ => self.find_insert_edge::<B>(src, components),
+        let at = match self.edges[src.index()].insert.last(key) {
+            Some(at) => at,
+            None => match self.edges[src.index()].insert.find(key) {
+                Some(at) => at,
+                None => {
+                    let edge = self.build_insert_edge::<B>(src, components);
+                    self.edges[src.index()].insert.add(key, edge)
+                }
+            },
         };
-        (&self.edges[src.index()].insert[at as usize], &mut self.list)
-    }
-
-    /// [`Archetypes::insert_edge`] past its last-edge check: the map, or a new edge.
-    fn find_insert_edge<B: Bundle>(
-        &mut self,
-        src: ArchetypeId,
-        components: &mut Components,
-    ) -> u32 {
-        let key = TypeId::of::<B>();
-        let at = match self.edges[src.index()].insert_at.get(&key) {
-            Some(&at) => at,
-            None => {
-                let edge = self.build_insert_edge::<B>(src, components);
-                let edges = &mut self.edges[src.index()];
-                edges.insert.push(edge);
-                let at = u32::try_from(edges.insert.len() - 1).expect("fewer than 2^32 edges");
-                edges.insert_at.insert(key, at);
-                at
-            }
-        };
-        self.edges[src.index()].last_insert = Some((key, at));
-        at
+        (
+            &self.edges[src.index()].insert.list[at as usize],
+            &mut self.list,
+        )
     }
 
     #[cold]
@@ -195,33 +222,20 @@ impl Archetypes {
         components: &mut Components,
     ) -> (&RemoveEdge, &mut [Archetype]) {
         let key = TypeId::of::<B>();
-        let at = match self.edges[src.index()].last_remove {
-            Some((last, at)) if last == key => at,
-            _ => self.find_remove_edge::<B>(src, components),
+        let at = match self.edges[src.index()].remove.last(key) {
+            Some(at) => at,
+            None => match self.edges[src.index()].remove.find(key) {
+                Some(at) => at,
+                None => {
+                    let edge = self.build_remove_edge::<B>(src, components);
+                    self.edges[src.index()].remove.add(key, edge)
+                }
+            },
         };
-        (&self.edges[src.index()].remove[at as usize], &mut self.list)
-    }
-
-    /// [`Archetypes::remove_edge`] past its last-edge check: the map, or a new edge.
-    fn find_remove_edge<B: Bundle>(
-        &mut self,
-        src: ArchetypeId,
-        components: &mut Components,
-    ) -> u32 {
-        let key = TypeId::of::<B>();
-        let at = match self.edges[src.index()].remove_at.get(&key) {
-            Some(&at) => at,
-            None => {
-                let edge = self.build_remove_edge::<B>(src, components);
-                let edges = &mut self.edges[src.index()];
-                edges.remove.push(edge);
-                let at = u32::try_from(edges.remove.len() - 1).expect("fewer than 2^32 edges");
-                edges.remove_at.insert(key, at);
-                at
-            }
-        };
-        self.edges[src.index()].last_remove = Some((key, at));
-        at
+        (
+            &self.edges[src.index()].remove.list[at as usize],
+            &mut self.list,
+        )
     }
 
     #[cold]
@@ -273,13 +287,13 @@ impl Archetypes {
                 Some(arch.id()),
                 "signature map"
             );
-            if let Some((key, at)) = edges.last_insert {
-                assert_eq!(edges.insert_at.get(&key), Some(&at), "last insert edge");
+            if let Some((key, at)) = edges.insert.last {
+                assert_eq!(edges.insert.at.get(&key), Some(&at), "last insert edge");
             }
-            if let Some((key, at)) = edges.last_remove {
-                assert_eq!(edges.remove_at.get(&key), Some(&at), "last remove edge");
+            if let Some((key, at)) = edges.remove.last {
+                assert_eq!(edges.remove.at.get(&key), Some(&at), "last remove edge");
             }
-            for edge in &edges.insert {
+            for edge in &edges.insert.list {
                 let target = &self.list[edge.target.index()];
                 assert!(
                     target.signature().is_superset(arch.signature()),
@@ -289,7 +303,7 @@ impl Archetypes {
                     assert_eq!(target.column(id), Some(edge.src_to_dst[c] as usize));
                 }
             }
-            for edge in &edges.remove {
+            for edge in &edges.remove.list {
                 if let RemoveEdge::Move {
                     target, src_to_dst, ..
                 } = edge

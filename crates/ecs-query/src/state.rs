@@ -532,13 +532,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
+                let access = &self.access.access;
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
                 // view is handed out once per chunk, and exclusivity is the caller's contract.
-                f(
-                    unsafe {
-                        ChunkView::new(world, cached, &self.access.access, arch, chunk, tick)
-                    },
-                );
+                let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };
+                f(view);
             }
         }
     }

@@ -55,12 +55,7 @@ fn iter_frag(c: &mut Criterion) {
         let rows = subset * N / ARCHETYPES..(subset + 1) * N / ARCHETYPES;
         let ids: Vec<Entity> = world.spawn_batch(rows.map(pos_vel)).collect();
         for e in ids {
-            tag::<0>(&mut world, e, subset);
-            tag::<1>(&mut world, e, subset);
-            tag::<2>(&mut world, e, subset);
-            tag::<3>(&mut world, e, subset);
-            tag::<4>(&mut world, e, subset);
-            tag::<5>(&mut world, e, subset);
+            add_tags(&mut world, e, subset);
         }
     }
     let populated = world
@@ -177,6 +172,19 @@ fn add_remove_wide(c: &mut Criterion) {
     });
 }
 
+/// Gives `e` the tag `Tag<i>` for every bit `i` (of nine) set in `subset`.
+fn add_tags(world: &mut World, e: Entity, subset: usize) {
+    tag::<0>(world, e, subset);
+    tag::<1>(world, e, subset);
+    tag::<2>(world, e, subset);
+    tag::<3>(world, e, subset);
+    tag::<4>(world, e, subset);
+    tag::<5>(world, e, subset);
+    tag::<6>(world, e, subset);
+    tag::<7>(world, e, subset);
+    tag::<8>(world, e, subset);
+}
+
 fn tag<const N: usize>(world: &mut World, e: Entity, subset: usize) {
     if subset & (1 << N) != 0 {
         world.insert_one(e, Tag::<N>(0.0)).expect("alive");
@@ -189,15 +197,7 @@ fn frag_many_world() -> World {
     for subset in 0..500 {
         let ids: Vec<Entity> = world.spawn_batch((0..20).map(|_| (Data(1.0),))).collect();
         for e in ids {
-            tag::<0>(&mut world, e, subset);
-            tag::<1>(&mut world, e, subset);
-            tag::<2>(&mut world, e, subset);
-            tag::<3>(&mut world, e, subset);
-            tag::<4>(&mut world, e, subset);
-            tag::<5>(&mut world, e, subset);
-            tag::<6>(&mut world, e, subset);
-            tag::<7>(&mut world, e, subset);
-            tag::<8>(&mut world, e, subset);
+            add_tags(&mut world, e, subset);
         }
     }
     world

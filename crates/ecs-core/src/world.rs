@@ -327,8 +327,9 @@ impl World {
                 .expect("an edge never loops when it adds types");
             let to = dst.push_row(entity, tick);
             for (c, &d) in edge.src_to_dst.iter().enumerate() {
-                // SAFETY: `from` is the entity's row in `src` and `to` was just pushed; `d` is the column
-                // of the same type in `dst`, so sizes match; two archetypes never share chunks.
+                // SAFETY: `from` is the entity's row in `src` and `to` was just pushed; `d` is
+                // the column of the same type in `dst`, so sizes match; two archetypes never
+                // share chunks.
                 unsafe {
                     let a = src.cell_at(from, c);
                     let b = dst.cell_at(to, d as usize);

@@ -27,7 +27,9 @@ pub type BundleIds = SmallVec<[ComponentId; 12]>;
 ///
 /// # Safety
 /// Implementors promise, for a tuple `(T0, T1, ..)`:
-/// - `component_ids` pushes the id of `Ti` for each `i`, in order, and nothing else;
+/// - `component_ids` pushes the id of `Ti` for each `i`, in order, and nothing else, taking
+///   the ids from `components` (registering as needed) and never replacing `components` (it
+///   is the world's registry: see [`Components`]' invariants);
 /// - `write_row` writes element `i` as a `Ti` to `bases[i].cast::<Ti>().add(row)` and touches
 ///   no other memory; `replace` and `read` do the same with `cells[i]`.
 ///
@@ -36,7 +38,8 @@ pub type BundleIds = SmallVec<[ComponentId; 12]>;
 /// let mut world = World::new();
 /// let e = world.spawn((1u8, 2u16)); // tuples of components are bundles
 /// let mut ids = BundleIds::new();
-/// <(u16, u8)>::component_ids(world.components_mut(), &mut ids);
+/// // SAFETY: `component_ids` only registers types.
+/// <(u16, u8)>::component_ids(unsafe { world.components_mut() }, &mut ids);
 /// assert_eq!(ids.iter().map(|id| id.index()).collect::<Vec<_>>(), [1, 0]);
 /// assert!(world.has::<u16>(e));
 /// ```

@@ -3,11 +3,18 @@
 //! Any `T: Send + Sync + 'static` is a component. The first time a world sees `T` it gives it the
 //! next dense [`ComponentId`] and records a [`ComponentInfo`]: name, memory layout and the
 //! type-erased drop function that chunks use to drop values they only know as bytes.
+//!
+//! A registry is the meaning of every [`ComponentId`] handed out against it: id 3 means "the
+//! fourth type this registry saw" and nothing else. Each registry therefore carries a
+//! [`RegistryId`] of its own, so that ids (and access sets built from them) can be checked
+//! against the registry they are used with, and the owners of a registry (a `World`, a
+//! schedule) never hand it out as `&mut Components` to safe code, so it cannot be replaced.
 
 use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Marker for the types a world can store: every `Send + Sync + 'static` type.
 ///
@@ -223,7 +230,38 @@ impl Hasher for TypeIdHasher {
 /// ```
 pub type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
 
-/// The component registry of one world.
+/// Identifies one [`Components`] registry for the life of the process: no two registries
+/// ever share one, so ids built against one registry can be told from another's.
+///
+/// ```
+/// # use ecs_core::Components;
+/// let (a, b) = (Components::default(), Components::default());
+/// assert_ne!(a.registry_id(), b.registry_id());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RegistryId(u64);
+
+impl RegistryId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The component registry of one world (or of one schedule, for access sets).
+///
+/// # Invariants
+/// 1. `infos[i].id().index() == i`, and `by_type` maps each registered `TypeId` to its id.
+/// 2. Registration only appends: an id, once handed out, names the same type for the life of
+///    the registry.
+/// 3. `id` is unique in the process, and a registry is never cloned: whoever holds an id built
+///    against this registry can check that with [`Components::registry_id`].
+///
+/// A registry that data is stored against (a `World`'s) must never be *replaced* (by
+/// `std::mem::swap`, `replace` or `take`): the stored columns would then be read through another
+/// registry's ids. So `World` hands out `&mut Components` only through an `unsafe fn`, and the
+/// traits that receive it (`Bundle`, `WorldQuery`, `SystemParam`) are `unsafe` to implement
+/// with that promise in their contract.
 ///
 /// ```
 /// # use ecs_core::Components;
@@ -231,13 +269,45 @@ pub type TypeIdMap<V> = HashMap<TypeId, V, BuildHasherDefault<TypeIdHasher>>;
 /// let id = components.register::<u32>();
 /// assert_eq!(components.info(id).name(), "u32");
 /// ```
-#[derive(Default)]
 pub struct Components {
+    id: RegistryId,
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
 }
 
+impl Default for Components {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Components {
+    /// An empty registry with a fresh [`RegistryId`].
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// assert!(Components::new().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self {
+            id: RegistryId::next(),
+            infos: Vec::new(),
+            by_type: TypeIdMap::default(),
+        }
+    }
+
+    /// This registry's identity (see [`RegistryId`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// assert_eq!(world.components().registry_id(), world.components().registry_id());
+    /// ```
+    #[inline]
+    pub fn registry_id(&self) -> RegistryId {
+        self.id
+    }
+
     /// The id of `T`, registering it on first use.
     ///
     /// ```

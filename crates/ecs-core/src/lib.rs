@@ -63,7 +63,9 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
-pub use component::{Component, ComponentId, ComponentInfo, Components, TypeIdHasher, TypeIdMap};
+pub use component::{
+    Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
+};
 pub use entity::{Entities, Entity, Location};
 pub use error::{ComponentError, EntityError, WorldError};
 pub use graph::Archetypes;

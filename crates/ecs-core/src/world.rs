@@ -705,15 +705,33 @@ impl World {
         &self.components
     }
 
-    /// The component registry, for registering types ahead of use (query states do).
+    /// The component registry itself, for engine code that registers the types of a query or
+    /// bundle through a trait (`WorldQuery::init_state`). To register one type, use the safe
+    /// [`World::register_component`].
+    ///
+    /// # Safety
+    /// The caller must not replace the registry (`std::mem::swap`, `replace`, `take`, or
+    /// assignment) nor hand the reference to code that might: the world's columns are read
+    /// through this registry's ids, so another registry would make a `u32` column readable as
+    /// whatever type another registry gave that id. Registering types is fine.
     ///
     /// ```
     /// # use ecs_core::World;
     /// let mut world = World::new();
-    /// let id = world.components_mut().register::<u32>();
+    /// // SAFETY: only registers a type.
+    /// let id = unsafe { world.components_mut() }.register::<u32>();
     /// assert_eq!(world.component_id::<u32>(), Some(id));
     /// ```
-    pub fn components_mut(&mut self) -> &mut Components {
+    ///
+    /// Replacing a world's registry from safe code does not compile:
+    ///
+    /// ```compile_fail,E0133
+    /// # use ecs_core::{Components, World};
+    /// let mut world = World::new();
+    /// world.spawn((7u32,));
+    /// std::mem::swap(world.components_mut(), &mut Components::default());
+    /// ```
+    pub unsafe fn components_mut(&mut self) -> &mut Components {
         &mut self.components
     }
 

@@ -197,7 +197,7 @@ impl Access {
 /// # use ecs_core::World;
 /// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
 /// let mut world = World::new();
-/// let state = <(RefRW<u32>, RefRO<u32>)>::init_state(world.components_mut());
+/// let state = (world.register_component::<u32>(), world.register_component::<u32>());
 /// type Aliased = (RefRW<u32>, RefRO<u32>);
 /// let err = QueryState::<Aliased>::compute_access(&state, &(), world.components());
 /// assert_eq!(err.unwrap_err().component, "u32");

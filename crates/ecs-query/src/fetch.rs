@@ -20,6 +20,8 @@ use crate::access::{Access, AccessConflict};
 ///
 /// # Safety
 /// Implementors promise:
+/// - `init_state` takes its component ids from `components`, registering as needed, and never
+///   replaces `components` (it is the world's registry: see `ecs_core::Components`);
 /// - `update_access` records every component that `fetch`, `item` or `slice` reads (as a read)
 ///   or writes (as a write), and panics if the element aliases itself;
 /// - `matches` is true only for archetypes in which `archetype_fetch` finds every column it
@@ -166,7 +168,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRO, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn(('a', 7u32));
-    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let column = RefRO::<u32>::archetype_fetch(&state, arch);
     /// assert_eq!(column.index(), arch.column(state).unwrap());
@@ -181,7 +183,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRO, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
-    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
     /// assert!(RefRO::<u32>::chunk_matches(&cached, &arch.chunks()[0], world.change_tick()));
@@ -201,7 +203,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRO, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn((7u32,));
-    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
     /// let tick = world.change_tick();
@@ -224,7 +226,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRW, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn((7u32,));
-    /// let state = RefRW::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRW<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let cached = RefRW::<u32>::archetype_fetch(&state, arch);
     /// let tick = world.change_tick();
@@ -247,7 +249,7 @@ pub unsafe trait WorldQuery {
     /// let mut world = World::new();
     /// let e = world.spawn((7u32,));
     /// world.spawn((8u32,));
-    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let chunk = &arch.chunks()[0];
     /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
@@ -269,7 +271,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRO, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn((7u32,));
-    /// let state = RefRO::<u32>::init_state(world.components_mut());
+    /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let chunk = &arch.chunks()[0];
     /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
@@ -303,7 +305,7 @@ pub unsafe trait WorldQuery {
     /// # use ecs_query::{RefRW, WorldQuery};
     /// let mut world = World::new();
     /// let e = world.spawn((7u32,));
-    /// let state = <(RefRW<u32>,)>::init_state(world.components_mut());
+    /// let state = (world.register_component::<u32>(),);
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let chunk = &arch.chunks()[0];
     /// let cached = <(RefRW<u32>,)>::archetype_fetch(&state, arch);
@@ -404,7 +406,7 @@ pub struct RefRW<T>(PhantomData<fn() -> T>);
 /// # use ecs_query::{ArchetypeColumn, RefRO, WorldQuery};
 /// let mut world = World::new();
 /// let e = world.spawn(('a', 7u32));
-/// let id = RefRO::<u32>::init_state(world.components_mut());
+/// let id = world.register_component::<u32>(); // `RefRO<u32>`'s state
 /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
 /// let column = ArchetypeColumn::find(arch, id).unwrap();
 /// assert_eq!(column.index(), arch.column(id).unwrap());

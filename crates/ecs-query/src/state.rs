@@ -72,8 +72,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(read.iter(&world).copied().collect::<Vec<_>>(), [3]);
     /// ```
     pub fn new(world: &mut World) -> Self {
-        let query = Q::init_state(world.components_mut());
-        let filter = F::init_state(world.components_mut());
+        // SAFETY: `WorldQuery` implementors promise that `init_state` only registers types
+        // and never replaces the registry (the trait's contract).
+        let (query, filter) = unsafe {
+            let components = world.components_mut();
+            (Q::init_state(components), F::init_state(components))
+        };
         let access = Self::compute_access(&query, &filter, world.components())
             .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
         let touched = access
@@ -108,7 +112,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// # use ecs_core::World;
     /// # use ecs_query::{QueryState, RefRO, RefRW, WorldQuery};
     /// let mut world = World::new();
-    /// let q = <(RefRW<u32>, RefRO<char>)>::init_state(world.components_mut());
+    /// let q = (world.register_component::<u32>(), world.register_component::<char>());
     /// type Q = (RefRW<u32>, RefRO<char>);
     /// let access = QueryState::<Q>::compute_access(&q, &(), world.components()).unwrap();
     /// let u32_id = world.component_id::<u32>().unwrap();

@@ -303,7 +303,7 @@ fn archetype_fetch_of_an_unmatched_archetype_panics_naming_the_type() {
     use ecs_query::WorldQuery;
     let mut world = World::new();
     let e = world.spawn((Health(1),));
-    let state = <RefRW<Position>>::init_state(world.components_mut());
+    let state = world.register_component::<Position>(); // `RefRW<Position>`'s state
     let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     let msg = alias_message(|| {
         <RefRW<Position>>::archetype_fetch(&state, arch);

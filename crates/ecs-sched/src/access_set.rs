@@ -3,11 +3,16 @@
 //! A [`SystemAccess`] is built from a system's parameter types when the system is added, with
 //! component ids from the schedule's own type registry, so it is known before any run. Two
 //! systems may run at the same time iff [`SystemAccess::conflict`] finds nothing.
+//!
+//! Component ids mean something only within the registry that gave them, so an access set
+//! remembers that registry ([`SystemAccess::registry`]) and the schedule refuses a system whose
+//! set was built against another: two writers of one type could otherwise carry different ids
+//! and be planned side by side.
 
 use std::any::TypeId;
 use std::fmt;
 
-use ecs_core::Components;
+use ecs_core::{Components, RegistryId};
 use ecs_query::FilteredAccess;
 
 /// Why two systems (or two parameters of one system) cannot run together.
@@ -50,6 +55,8 @@ impl fmt::Display for Conflict {
 /// # Invariants
 /// 1. No two entries of `queries` conflict (checked by `add_query`).
 /// 2. A resource is in at most one of `res_reads` / `res_writes`.
+/// 3. Every component id in `queries` comes from the registry `registry` names (set by the
+///    first `add_query`, which refuses later queries from another registry).
 ///
 /// ```
 /// # use ecs_sched::SystemAccess;
@@ -60,6 +67,7 @@ impl fmt::Display for Conflict {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct SystemAccess {
+    registry: Option<RegistryId>,
     queries: Vec<FilteredAccess>,
     res_reads: Vec<(TypeId, &'static str)>,
     res_writes: Vec<(TypeId, &'static str)>,
@@ -72,11 +80,16 @@ pub struct SystemAccess {
 impl SystemAccess {
     /// Adds one query's access.
     ///
+    /// `query`'s ids must come from `registry`; the set remembers that registry.
+    ///
     /// # Errors
     /// The conflicting component, if the query conflicts with an earlier query of the system.
     ///
+    /// # Panics
+    /// If an earlier query was added with another registry: their ids could not be compared.
+    ///
     /// ```
-    /// # use ecs_core::Components;
+    /// # use ecs_core::{Components, RegistryId};
     /// # use ecs_query::{Access, FilteredAccess};
     /// # use ecs_sched::{Conflict, SystemAccess};
     /// let mut registry = Components::default();
@@ -92,6 +105,12 @@ impl SystemAccess {
         query: FilteredAccess,
         registry: &Components,
     ) -> Result<(), Conflict> {
+        let own = *self.registry.get_or_insert(registry.registry_id());
+        assert!(
+            own == registry.registry_id(),
+            "a query access built against another component registry was added to a system's \
+             access set"
+        );
         for earlier in &self.queries {
             if !earlier.is_compatible(&query) {
                 let id = earlier
@@ -160,6 +179,22 @@ impl SystemAccess {
         }
         self.res_writes.push((id, name));
         Ok(())
+    }
+
+    /// The registry whose ids the set's queries use (`None` while it has no query).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::FilteredAccess;
+    /// # use ecs_sched::SystemAccess;
+    /// let registry = Components::default();
+    /// let mut sys = SystemAccess::default();
+    /// assert_eq!(sys.registry(), None);
+    /// sys.add_query(FilteredAccess::default(), &registry).unwrap();
+    /// assert_eq!(sys.registry(), Some(registry.registry_id()));
+    /// ```
+    pub fn registry(&self) -> Option<RegistryId> {
+        self.registry
     }
 
     /// Marks the system as recording commands.

@@ -5,8 +5,17 @@
 //! or use it in later commands. Systems that take `Commands` are ordered against each other (see
 //! [`Conflict::Commands`](crate::Conflict::Commands)), which keeps reservations, and therefore
 //! entity ids, independent of thread timing.
+//!
+//! Panics: a recorded command owns user values (bundles, closures) whose code may panic, when
+//! the command runs or when it is dropped unapplied. A queue never drops a command while
+//! unwinding from another panic (that would abort the process), and never keeps a command past
+//! the call that was meant to consume it: [`CommandQueue::apply`] stops at a panicking command
+//! and leaves the rest queued, and [`CommandQueue::clear`] drops every command, each on its
+//! own, before it reports the first panicking `Drop`.
 
-use std::any::type_name;
+use std::any::{type_name, Any};
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use ecs_core::{Bundle, Entity, World};
 
@@ -33,11 +42,16 @@ type Failure = (&'static str, Entity, String);
 /// ```
 #[derive(Default)]
 pub struct CommandQueue {
-    commands: Vec<Command>,
+    commands: VecDeque<Command>,
 }
 
 impl CommandQueue {
     /// Applies every command in order; failures are skipped and appended to `errors`.
+    ///
+    /// # Panics
+    /// If a command panics, the panic goes on at once and the commands after it stay in the
+    /// queue, unapplied and not dropped (so no `Drop` runs during the unwind): the caller
+    /// decides whether to apply or [`clear`](CommandQueue::clear) them.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -54,7 +68,7 @@ impl CommandQueue {
     /// assert_eq!((world.len(), errors.len(), queue.len()), (0, 1, 0));
     /// ```
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
-        for command in self.commands.drain(..) {
+        while let Some(command) = self.commands.pop_front() {
             if let Err((command, entity, reason)) = command(world) {
                 errors.push(CommandError {
                     system: system.to_owned(),
@@ -68,6 +82,10 @@ impl CommandQueue {
 
     /// Drops every recorded command.
     ///
+    /// # Panics
+    /// If a recorded value's `Drop` panics: the other commands are still dropped first (each
+    /// panic is caught), the queue is left empty, and then the first panic goes on.
+    ///
     /// ```
     /// # use ecs_core::World;
     /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
@@ -80,7 +98,15 @@ impl CommandQueue {
     /// assert!(queue.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.commands.clear();
+        let mut first: Option<Box<dyn Any + Send>> = None;
+        while let Some(command) = self.commands.pop_front() {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(command))) {
+                first.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = first {
+            resume_unwind(payload);
+        }
     }
 
     /// Number of recorded commands.
@@ -116,7 +142,7 @@ impl CommandQueue {
     }
 
     fn push(&mut self, f: impl FnOnce(&mut World) -> Result<(), Failure> + Send + Sync + 'static) {
-        self.commands.push(Box::new(f));
+        self.commands.push_back(Box::new(f));
     }
 }
 

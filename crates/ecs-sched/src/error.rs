@@ -39,6 +39,13 @@ pub enum ScheduleError {
     },
     /// Two systems have the same name, so an order naming it would be ambiguous.
     DuplicateName(String),
+    /// A system's access set was built against another component registry than the
+    /// schedule's, or building it replaced the schedule's registry: its component ids cannot
+    /// be compared with the other systems', so it is refused.
+    ForeignRegistry {
+        /// The system's name.
+        system: String,
+    },
 }
 
 impl fmt::Display for ScheduleError {
@@ -60,6 +67,11 @@ impl fmt::Display for ScheduleError {
                 )
             }
             Self::DuplicateName(name) => write!(f, "two systems are named `{name}`"),
+            Self::ForeignRegistry { system } => write!(
+                f,
+                "system `{system}` was built against another component registry than the \
+                 schedule's (an `IntoSystem` must build with the registry it is given, and keep it)"
+            ),
         }
     }
 }

@@ -1,11 +1,13 @@
 //! [`Schedule`]: systems, their order, and running them on a world.
 
+use std::any::Any;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use ecs_core::{Components, World};
+use ecs_core::{Components, RegistryId, World};
 
+use crate::access_set::SystemAccess;
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
 use crate::graph::{self, EdgeReason, NodeInfo, Plan};
@@ -65,13 +67,20 @@ struct Order {
 /// ```
 ///
 /// # Invariants
-/// 1. `systems`, `timings` and `orders` have one entry per system, by insertion index.
+/// 1. `systems`, `accesses`, `timings` and `orders` have one entry per system, by insertion
+///    index; `accesses[i]` is system `i`'s access set as it was when the system was added.
 /// 2. `plan` is `None` or was built from the current systems, names and orders.
+/// 3. Every access set in `accesses` that has component ids has them from `registry`, which is
+///    the registry `registry_id` names (checked by `try_add_system`; `registry` is only ever
+///    lent to `IntoSystem::into_system`, and a system whose building replaced it is refused,
+///    as is every later system with queries).
 pub struct Schedule {
     systems: Vec<SystemCell>,
+    accesses: Vec<SystemAccess>,
     timings: Vec<Mutex<Duration>>,
     orders: Vec<Order>,
     registry: Components,
+    registry_id: RegistryId,
     plan: Option<Plan>,
     threads: Threads,
     skipped: Vec<CommandError>,
@@ -126,11 +135,14 @@ impl Schedule {
     }
 
     fn with(threads: Threads) -> Self {
+        let registry = Components::default();
         Self {
             systems: Vec::new(),
+            accesses: Vec::new(),
             timings: Vec::new(),
             orders: Vec::new(),
-            registry: Components::default(),
+            registry_id: registry.registry_id(),
+            registry,
             plan: None,
             threads,
             skipped: Vec::new(),
@@ -213,7 +225,9 @@ impl Schedule {
     /// Adds a system, or says why its parameters conflict.
     ///
     /// # Errors
-    /// [`ScheduleError::ConflictingParams`] naming the system and the type.
+    /// [`ScheduleError::ConflictingParams`] naming the system and the type;
+    /// [`ScheduleError::ForeignRegistry`] if the system's access set was built against another
+    /// component registry than the one `into_system` was given (or that registry was replaced).
     ///
     /// ```
     /// # use ecs_query::{RefRO, RefRW};
@@ -228,7 +242,19 @@ impl Schedule {
         &mut self,
         system: impl IntoSystem<M>,
     ) -> Result<SystemConfig<'_>, ScheduleError> {
+        let before = self.registry.registry_id();
         let system = system.into_system(&mut self.registry)?;
+        let replaced = self.registry.registry_id() != before;
+        if replaced
+            || system
+                .access()
+                .registry()
+                .is_some_and(|r| r != self.registry_id)
+        {
+            return Err(ScheduleError::ForeignRegistry {
+                system: system.name().to_owned(),
+            });
+        }
         Ok(self.push(system, false))
     }
 
@@ -254,6 +280,7 @@ impl Schedule {
 
     fn push(&mut self, system: Box<dyn System>, sync_point: bool) -> SystemConfig<'_> {
         self.plan = None;
+        self.accesses.push(system.access().clone());
         self.systems.push(SystemCell::new(system));
         self.timings.push(Mutex::new(Duration::ZERO));
         self.orders.push(Order {
@@ -281,9 +308,10 @@ impl Schedule {
                 .systems
                 .iter()
                 .zip(&self.orders)
-                .map(|(cell, order)| NodeInfo {
+                .zip(&self.accesses)
+                .map(|((cell, order), access)| NodeInfo {
                     name: cell.get().name(),
-                    access: cell.get().access(),
+                    access,
                     after: &order.after,
                     before: &order.before,
                 })
@@ -301,7 +329,11 @@ impl Schedule {
     /// # Panics
     /// If a system panics: systems already running finish, later ones are skipped, the
     /// run's commands are dropped, and the panic continues with the system's name in its
-    /// message. The world stays consistent and usable.
+    /// message (``system `NAME` panicked: …``). If dropping those commands panics too (a
+    /// recorded value's `Drop`), the rest are still dropped and that panic is named after the
+    /// system's, never instead of it. If an applied command panics, the commands after it are
+    /// dropped and the command's panic continues. Either way no command of this run is left
+    /// for the next, and the world stays consistent and usable.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -336,19 +368,27 @@ impl Schedule {
             orders: &self.orders,
             skipped: &mut self.skipped,
         };
-        let panic = match &self.threads {
+        let (panic, commands) = match &self.threads {
             Threads::Single => run.execute(world, false),
             Threads::Global => run.execute(world, true),
             Threads::Pool(_) if !any_parallel => run.execute(world, false),
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
         if let Some((name, payload)) = panic {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-string panic payload".to_owned());
-            resume_unwind(Box::new(format!("system `{name}` panicked: {message}")));
+            let mut message = format!("system `{name}` panicked: {}", panic_message(&*payload));
+            if let Some(first) = commands.cleanup.first() {
+                let _ = write!(
+                    message,
+                    " (then dropping the run's unapplied commands panicked too, in {} system(s); \
+                     the first: {})",
+                    commands.cleanup.len(),
+                    panic_message(&**first)
+                );
+            }
+            resume_unwind(Box::new(message));
+        }
+        if let Some(payload) = commands.apply {
+            resume_unwind(payload);
         }
         Ok(())
     }
@@ -448,7 +488,7 @@ impl Schedule {
         let name = |i: usize| self.systems[i].get().name().to_owned();
         let _ = writeln!(out, "systems, in order:");
         for (n, &i) in plan.order.iter().enumerate() {
-            let access = self.systems[i].get().access();
+            let access = &self.accesses[i];
             let list = |v: Vec<&str>| {
                 if v.is_empty() {
                     "-".to_owned()
@@ -497,7 +537,7 @@ impl Schedule {
         let quote = |s: &str| s.replace('"', "\\\"");
         for &i in &plan.order {
             let sys = self.systems[i].get();
-            let access = sys.access();
+            let access = &self.accesses[i];
             let _ = writeln!(
                 out,
                 "  \"{}\" [shape=box, label=\"{}\\nreads: {}\\nwrites: {}\"];",
@@ -537,8 +577,9 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Runs the plan's segments in order, then applies (or, after a panic, drops) the commands
-    /// not yet applied at a sync point. Returns the first system panic.
-    fn execute(self, world: &mut World, parallel: bool) -> Option<SystemPanic> {
+    /// not yet applied at a sync point. Returns the first system panic and what panicked while
+    /// commands were applied or dropped; every system's commands are gone either way.
+    fn execute(self, world: &mut World, parallel: bool) -> (Option<SystemPanic>, CommandPanics) {
         let Run {
             plan,
             inline_below,
@@ -548,6 +589,7 @@ impl Run<'_> {
             skipped,
         } = self;
         let mut panic: Option<SystemPanic> = None;
+        let mut commands = CommandPanics::default();
         let mut applied = 0;
         for segment in &plan.segments {
             if segment.exclusive {
@@ -558,8 +600,12 @@ impl Run<'_> {
                         .iter()
                         .position(|&i| i == index)
                         .expect("in order");
-                    apply_commands(systems, &plan.order[applied..upto], world, skipped, false);
+                    let order = &plan.order[applied..upto];
+                    apply_commands(systems, order, world, skipped, false, &mut commands);
                     applied = upto;
+                    if commands.apply.is_some() {
+                        break;
+                    }
                     continue;
                 }
                 panic = run_exclusive(world, &mut systems[index], &timings[index]);
@@ -571,42 +617,65 @@ impl Run<'_> {
                 break;
             }
         }
-        apply_commands(
-            systems,
-            &plan.order[applied..],
-            world,
-            skipped,
-            panic.is_some(),
-        );
+        let discard = panic.is_some() || commands.apply.is_some();
+        let order = &plan.order[applied..];
+        apply_commands(systems, order, world, skipped, discard, &mut commands);
         // Ids reserved by dropped or failed commands still become (empty) entities now, so the
         // world has no pending reservations between runs.
         world.flush();
-        panic
+        (panic, commands)
     }
 }
 
-/// Applies (or drops) the commands of `order`'s systems, in order. If a command panics, the
-/// commands not applied yet are dropped before the panic goes on, so none of them leaks into
-/// the next run.
+/// Panics raised while a run's commands were applied or dropped.
+#[derive(Default)]
+struct CommandPanics {
+    /// The first command that panicked while applied; every command after it is dropped.
+    apply: Option<Box<dyn Any + Send>>,
+    /// Panics of `Drop`s while unapplied commands were dropped: reported beside the panic
+    /// that made the run drop them, never instead of it.
+    cleanup: Vec<Box<dyn Any + Send>>,
+}
+
+/// Applies (or with `discard`, drops) the commands of `order`'s systems, in order; once a
+/// command has panicked (now or earlier in the run), drops them instead. Each system's
+/// application and each drop is caught on its own, so every queue in `order` is empty when
+/// this returns, whatever panicked: nothing leaks into the next run.
 fn apply_commands(
     systems: &mut [SystemCell],
     order: &[usize],
     world: &mut World,
     skipped: &mut Vec<CommandError>,
     discard: bool,
+    panics: &mut CommandPanics,
 ) {
-    for (k, &i) in order.iter().enumerate() {
-        let applied = catch_unwind(AssertUnwindSafe(|| {
-            systems[i].get_mut().apply_deferred(world, skipped, discard);
-        }));
-        if let Err(payload) = applied {
-            for &j in &order[k..] {
-                systems[j].get_mut().apply_deferred(world, skipped, true);
+    for &i in order {
+        let system = systems[i].get_mut();
+        if !discard && panics.apply.is_none() {
+            let applied = catch_unwind(AssertUnwindSafe(|| {
+                system.apply_deferred(world, skipped, false);
+            }));
+            match applied {
+                Ok(()) => continue,
+                Err(payload) => panics.apply = Some(payload),
             }
-            world.flush();
-            resume_unwind(payload);
+        }
+        let dropped = catch_unwind(AssertUnwindSafe(|| {
+            system.apply_deferred(world, skipped, true);
+        }));
+        if let Err(payload) = dropped {
+            panics.cleanup.push(payload);
         }
     }
+}
+
+/// A panic payload's message, for reports.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_owned())
 }
 
 /// Returned by `add_system`: sets the new system's name and order.

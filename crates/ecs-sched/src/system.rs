@@ -12,6 +12,40 @@ use crate::param::{ParamItem, SystemParam};
 
 /// A unit of work the schedule runs.
 ///
+/// The safe way to make one is a function or closure (see [`IntoSystem`]): its access set is
+/// computed from its parameter types. Implementing `System` by hand is `unsafe`, because the
+/// executor runs systems at the same time on the strength of what [`System::access`] says.
+///
+/// # Safety
+/// Implementors promise:
+/// 1. `run_shared` reads only what `access()` declares as read or written, writes only what it
+///    declares as written, and reserves entity ids only if it declares `Commands` or a world
+///    read; work that needs more is declared exclusive and done in `run_exclusive`;
+/// 2. `access()` returns the same set on every call, and every component id in it comes from
+///    the registry handed to the [`IntoSystem::into_system`] call that built the system (the
+///    schedule refuses an access set whose [`SystemAccess::registry`] is another registry's);
+/// 3. `run_exclusive` and `apply_deferred` touch the world only through the `&mut World`
+///    they are given.
+///
+/// A system that declares nothing and reads the world anyway does not compile without `unsafe`:
+///
+/// ```compile_fail,E0200
+/// # use ecs_core::World;
+/// # use ecs_sched::{CommandError, System, SystemAccess};
+/// struct Liar(SystemAccess);
+/// impl System for Liar {
+///     fn name(&self) -> &str { "liar" }
+///     fn set_name(&mut self, _: String) {}
+///     fn access(&self) -> &SystemAccess { &self.0 } // declares nothing...
+///     fn initialize(&mut self, _: &mut World) {}
+///     unsafe fn run_shared(&mut self, world: &World) {
+///         let _ = world.get_resource::<u32>(); // ...reads anyway
+///     }
+///     fn run_exclusive(&mut self, _: &mut World) {}
+///     fn apply_deferred(&mut self, _: &mut World, _: &mut Vec<CommandError>, _: bool) {}
+/// }
+/// ```
+///
 /// ```
 /// # use ecs_core::{Components, World};
 /// # use ecs_sched::{IntoSystem, System};
@@ -25,7 +59,7 @@ use crate::param::{ParamItem, SystemParam};
 /// system.run_exclusive(&mut world);
 /// assert!(system.access().is_exclusive() && world.contains_resource::<u8>());
 /// ```
-pub trait System: Send + Sync + 'static {
+pub unsafe trait System: Send + Sync + 'static {
     /// The system's name (unique within a schedule).
     ///
     /// ```
@@ -283,7 +317,10 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for 
     }
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+// SAFETY: `access` is computed once, in `into_system`, by the parameters' `declare` against the
+// registry `into_system` was given; `SystemParam` implementors promise that `get` touches only
+// what `declare` recorded (contract 1, 2). `run_exclusive` goes through the `&mut World` (3).
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -367,7 +404,9 @@ impl<F: FnMut(&mut World) + Send + Sync + 'static> IntoSystem<Exclusive> for F {
     }
 }
 
-impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
+// SAFETY: declared exclusive, so it never runs beside another system; `run_shared` panics
+// without touching the world.
+unsafe impl<F: FnMut(&mut World) + Send + Sync + 'static> System for ExclusiveSystem<F> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -407,7 +446,8 @@ impl SyncPoint {
     }
 }
 
-impl System for SyncPoint {
+// SAFETY: declared exclusive, and touches nothing.
+unsafe impl System for SyncPoint {
     fn name(&self) -> &str {
         &self.name
     }

@@ -20,7 +20,8 @@ use crate::error::CommandError;
 ///
 /// # Safety
 /// Implementors promise that `declare` records every component and resource `get`'s item reads
-/// (as reads) or writes (as writes), or the whole world.
+/// (as reads) or writes (as writes), or the whole world, with component ids taken from the
+/// registry `declare` is given (registering as needed), which it never replaces.
 ///
 /// ```
 /// # use ecs_core::Components;

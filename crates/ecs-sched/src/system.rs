@@ -165,6 +165,12 @@ pub unsafe trait System: Send + Sync + 'static {
 /// Something that can become a [`System`]: functions of system parameters, and
 /// `FnMut(&mut World)` for exclusive systems. `Marker` only keeps the impls apart.
 ///
+/// Implementing it is safe (an adapter can wrap another `IntoSystem`), so the schedule trusts
+/// nothing it returns unchecked: the system's access set must have been built against the
+/// registry `into_system` is given, and that registry must not be replaced, or
+/// [`Schedule::try_add_system`](crate::Schedule::try_add_system) refuses the system with
+/// [`ScheduleError::ForeignRegistry`].
+///
 /// ```
 /// # use ecs_core::Components;
 /// # use ecs_sched::{IntoSystem, ResMut};

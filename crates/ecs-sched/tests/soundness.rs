@@ -107,7 +107,7 @@ fn a_system_that_replaces_the_schedule_registry_is_refused_and_so_is_every_later
 
 #[test]
 fn an_adapter_that_forwards_the_registry_is_accepted_and_ordered() {
-    let mut schedule = Schedule::with_threads(2);
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(heal);
     schedule.add_system(Forward(poison));
     let report = schedule.explain();

@@ -218,7 +218,7 @@ fn towards(from: Position, to: Position) -> Velocity {
 /// The hero walks east until a hostile is next to it, then stands and fights.
 fn steer_player(
     mut hero: Query<(RefRO<Position>, RefRW<Velocity>, With<Player>)>,
-    mut foes: Query<(RefRO<Position>, With<Hostile>)>,
+    foes: Query<(RefRO<Position>, With<Hostile>)>,
     mut log: ResMut<Log>,
 ) {
     let foes: Vec<Position> = foes.iter().map(|(p, ())| *p).collect();
@@ -248,7 +248,7 @@ fn ai(
         Option<RefRO<Flying>>,
         Option<RefRO<Swimming>>,
     )>,
-    mut hero: Query<(RefRO<Position>, With<Player>)>,
+    hero: Query<(RefRO<Position>, With<Player>)>,
     mut log: ResMut<Log>,
 ) {
     let Some(target) = hero.iter().map(|(p, ())| *p).next() else {

@@ -28,6 +28,8 @@ pub enum QueryError {
         /// The query's type name.
         query: &'static str,
     },
+    /// `get_many_mut` was given this entity more than once: two `&mut` to one row would alias.
+    AliasedEntities(Entity),
 }
 
 impl fmt::Display for QueryError {
@@ -36,6 +38,9 @@ impl fmt::Display for QueryError {
             Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
             Self::NoMatch { entity, query } => {
                 write!(f, "entity {entity:?} does not match query `{query}`")
+            }
+            Self::AliasedEntities(e) => {
+                write!(f, "entity {e:?} is named twice: its items would alias")
             }
         }
     }

@@ -16,10 +16,57 @@ use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Entity, Sig
 
 use crate::access::{Access, AccessConflict};
 
+/// Whether a query only reads ([`ReadKind`]) or may write ([`WriteKind`]): a type-level flag
+/// that lets a read-only `Query` system parameter take `&self` in `get`, `iter` and `for_each`
+/// while a writing one keeps `&mut self` there. Every [`WorldQuery`] names its kind; tuples
+/// write if any element does.
+///
+/// ```
+/// # use std::any::TypeId;
+/// # use ecs_core::Entity;
+/// # use ecs_query::{ReadKind, RefRO, RefRW, WorldQuery, WriteKind};
+/// fn kind<Q: WorldQuery>() -> TypeId { TypeId::of::<Q::Kind>() }
+/// assert_eq!(kind::<(Entity, RefRO<u32>)>(), TypeId::of::<ReadKind>());
+/// assert_eq!(kind::<(RefRO<u32>, Option<RefRW<f32>>)>(), TypeId::of::<WriteKind>());
+/// ```
+pub trait QueryKind: Send + Sync + 'static {
+    /// The kind of a tuple of an element of this kind and one of kind `K`.
+    type Join<K: QueryKind>: QueryKind;
+}
+
+/// The [`QueryKind`] of queries that only read.
+pub enum ReadKind {}
+
+/// The [`QueryKind`] of queries that may write.
+pub enum WriteKind {}
+
+impl QueryKind for ReadKind {
+    type Join<K: QueryKind> = K;
+}
+
+impl QueryKind for WriteKind {
+    type Join<K: QueryKind> = WriteKind;
+}
+
+/// The kind of a tuple of query elements.
+macro_rules! join_kinds {
+    () => { ReadKind };
+    ($Q:ident $(, $rest:ident)*) => {
+        <<$Q as WorldQuery>::Kind as QueryKind>::Join<join_kinds!($($rest),*)>
+    };
+}
+
+/// The item a query's read-only view yields: `&T` for `RefRW<T>`, the query's own item for a
+/// read-only query.
+pub type ROItem<'w, Q> = <<Q as WorldQuery>::ReadOnly as WorldQuery>::Item<'w>;
+
 /// A type that can be fetched by a query: one element of a query tuple, or the tuple itself.
 ///
 /// # Safety
 /// Implementors promise:
+/// - `Kind` is [`WriteKind`] if `update_access` may record a write;
+/// - `ReadOnly` reads (only) what this query reads or writes, from the same columns, so that its
+///   `fetch` / `item` may run on this query's cached `ArchetypeFetch` while nothing writes;
 /// - `init_state` takes its component ids from `components`, registering as needed, and never
 ///   replaces `components` (it is the world's registry: see `ecs_core::Components`);
 /// - `update_access` records every component that `fetch`, `item` or `slice` reads (as a read)
@@ -68,6 +115,19 @@ pub unsafe trait WorldQuery {
     /// assert_eq!(TypeId::of::<Cached>(), TypeId::of::<ArchetypeColumn>());
     /// ```
     type ArchetypeFetch: Copy + Send + Sync + 'static;
+    /// Whether the query only reads (see [`QueryKind`]).
+    type Kind: QueryKind;
+    /// The same query with every write turned into a read (`RefRW<T>` → `RefRO<T>`): what a
+    /// writing query's read-only view yields. It shares this query's state and cached fetch.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_core::Entity;
+    /// # use ecs_query::{RefRO, RefRW, WorldQuery};
+    /// type RO = <(Entity, RefRW<u32>) as WorldQuery>::ReadOnly;
+    /// assert_eq!(TypeId::of::<RO>(), TypeId::of::<(Entity, RefRO<u32>)>());
+    /// ```
+    type ReadOnly: ReadOnlyQuery<State = Self::State, ArchetypeFetch = Self::ArchetypeFetch>;
     /// Per-world data computed once (component ids).
     ///
     /// ```
@@ -345,7 +405,7 @@ pub unsafe trait WorldQuery {
 /// A query that only reads, so it may run through `&World`.
 ///
 /// # Safety
-/// `update_access` records no write.
+/// `update_access` records no write, and `fetch` / `item` / `slice` write nothing.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -358,7 +418,7 @@ pub unsafe trait WorldQuery {
 /// world.spawn((1u32,));
 /// assert_eq!(total::<RefRO<u32>>(&mut world), 1);
 /// ```
-pub unsafe trait ReadOnlyQuery: WorldQuery {}
+pub unsafe trait ReadOnlyQuery: WorldQuery<Kind = ReadKind> {}
 
 /// A query that never skips rows of a matched archetype (no change filter), so its iterator
 /// knows its exact length.
@@ -482,6 +542,8 @@ macro_rules! read_element {
             type Slice<'w> = &'w [$T];
             type Fetch = NonNull<$T>;
             type ArchetypeFetch = ArchetypeColumn;
+            type Kind = ReadKind;
+            type ReadOnly = Self;
             type State = ComponentId;
 
             const ODD_WIDTH: bool = odd_width::<$T>();
@@ -548,6 +610,8 @@ macro_rules! write_element {
             type Slice<'w> = &'w mut [$T];
             type Fetch = NonNull<$T>;
             type ArchetypeFetch = ArchetypeColumn;
+            type Kind = WriteKind;
+            type ReadOnly = RefRO<$T>;
             type State = ComponentId;
 
             const ODD_WIDTH: bool = odd_width::<$T>();
@@ -616,6 +680,8 @@ unsafe impl WorldQuery for Entity {
     type Slice<'w> = &'w [Entity];
     type Fetch = NonNull<Entity>;
     type ArchetypeFetch = ();
+    type Kind = ReadKind;
+    type ReadOnly = Self;
     type State = ();
 
     fn init_state(_: &mut Components) {}
@@ -665,6 +731,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     type Slice<'w> = Option<Q::Slice<'w>>;
     type Fetch = Option<Q::Fetch>;
     type ArchetypeFetch = Option<Q::ArchetypeFetch>;
+    type Kind = Q::Kind;
+    type ReadOnly = Option<Q::ReadOnly>;
     type State = Q::State;
 
     const ODD_WIDTH: bool = Q::ODD_WIDTH;
@@ -727,6 +795,8 @@ macro_rules! tuple_query {
             type Slice<'w> = ($($Q::Slice<'w>,)*);
             type Fetch = ($($Q::Fetch,)*);
             type ArchetypeFetch = ($($Q::ArchetypeFetch,)*);
+            type Kind = join_kinds!($($Q),*);
+            type ReadOnly = ($($Q::ReadOnly,)*);
             type State = ($($Q::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $Q::CHUNK_FILTERED)*;

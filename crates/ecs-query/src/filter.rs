@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick};
 
 use crate::access::{Access, AccessConflict};
-use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
+use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery};
 
 /// Matches entities that have a `T`, without fetching it.
 ///
@@ -86,7 +86,7 @@ pub struct Or<F>(PhantomData<fn() -> F>);
 /// assert_eq!(count_u32::<(With<char>,)>(&mut world), 1);
 /// assert_eq!(count_u32::<(Without<char>, Without<u8>)>(&mut world), 1);
 /// ```
-pub trait QueryFilter: WorldQuery {}
+pub trait QueryFilter: ReadOnlyQuery {}
 
 impl<T: Component> QueryFilter for With<T> {}
 impl<T: Component> QueryFilter for Without<T> {}
@@ -113,6 +113,8 @@ macro_rules! unit_fetch {
         type Item<'w> = ();
         type Slice<'w> = ();
         type Fetch = ();
+        type Kind = ReadKind;
+        type ReadOnly = Self;
         type State = ComponentId;
 
         fn init_state(components: &mut Components) -> ComponentId {
@@ -223,6 +225,8 @@ macro_rules! or_filter {
             type Fetch = ();
             /// Per element, its own cache where it matches the archetype.
             type ArchetypeFetch = ($(Option<$F::ArchetypeFetch>,)*);
+            type Kind = ReadKind;
+            type ReadOnly = Self;
             type State = ($($F::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $F::CHUNK_FILTERED)*;

@@ -30,7 +30,8 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
     }
 }
 
-/// Iterator over the items of a query.
+/// Iterator over the items of a query: of `Q` itself, or (`D = Q::ReadOnly`, through a
+/// read-only view) of its read-only form, which shares `Q`'s cached column positions.
 ///
 /// # Invariants
 /// 1. `fetch` is `Some` and was fetched from the chunk being walked whenever `row < len`.
@@ -45,13 +46,13 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
 /// assert_eq!(iter.len(), 5);
 /// assert_eq!(iter.max(), Some(&4));
 /// ```
-pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
+pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery = Q> {
     archetypes: &'w [Archetype],
     state: StateRef<'s, Q, F>,
     next_archetype: usize,
     arch: Option<&'w Archetype>,
     chunks: std::slice::Iter<'w, Chunk>,
-    fetch: Option<Q::Fetch>,
+    fetch: Option<D::Fetch>,
     row: usize,
     len: usize,
     remaining: usize,
@@ -59,10 +60,13 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
     last_seen: Tick,
 }
 
-impl<'w, 's, Q: WorldQuery, F: QueryFilter> QueryIter<'w, 's, Q, F> {
+impl<'w, 's, Q: WorldQuery, F: QueryFilter, D> QueryIter<'w, 's, Q, F, D>
+where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+{
     /// # Safety
-    /// The caller has the access `state` declares for as long as `'w` (see
-    /// `QueryState::iter_unchecked`), and `state`'s cache is up to date for `world`.
+    /// The caller has the access `D` declares for as long as `'w` (see
+    /// `QueryState::iter_unchecked`), and `state` is `world`'s, with its cache up to date.
     pub(crate) unsafe fn new(
         world: &'w World,
         state: &'s QueryState<Q, F>,
@@ -103,11 +107,14 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     }
 }
 
-impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
-    type Item = Q::Item<'w>;
+impl<'w, Q: WorldQuery, F: QueryFilter, D> Iterator for QueryIter<'w, '_, Q, F, D>
+where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+{
+    type Item = D::Item<'w>;
 
     #[inline]
-    fn next(&mut self) -> Option<Q::Item<'w>> {
+    fn next(&mut self) -> Option<D::Item<'w>> {
         loop {
             if self.row < self.len {
                 let row = self.row;
@@ -115,7 +122,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                 self.remaining -= 1;
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
                 // each row is yielded once (invariant 2); access is the creator's contract.
-                return Some(unsafe { Q::item(self.fetch.as_mut().unwrap_unchecked(), row) });
+                return Some(unsafe { D::item(self.fetch.as_mut().unwrap_unchecked(), row) });
             }
             if let Some(chunk) = self.chunks.next() {
                 let arch = self.arch.expect("chunks come from an archetype");
@@ -126,7 +133,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                     state.prefetch_next(k, arch, i);
                     // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
                     // which owns `chunk`.
-                    self.fetch = Some(unsafe { Q::fetch(state.cached(k), chunk, self.tick) });
+                    self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
@@ -149,9 +156,15 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
     }
 }
 
-impl<Q: ExactQuery, F: QueryFilter + ExactQuery> ExactSizeIterator for QueryIter<'_, '_, Q, F> {}
+impl<Q: ExactQuery, F: QueryFilter + ExactQuery, D> ExactSizeIterator for QueryIter<'_, '_, Q, F, D> where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>
+{
+}
 
-impl<Q: WorldQuery, F: QueryFilter> FusedIterator for QueryIter<'_, '_, Q, F> {}
+impl<Q: WorldQuery, F: QueryFilter, D> FusedIterator for QueryIter<'_, '_, Q, F, D> where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>
+{
+}
 
 /// One chunk of a `for_each_chunk` run: the entity slice and the query's column slices, all of
 /// the chunk's length and aligned row by row.

@@ -55,6 +55,8 @@ mod fetch;
 mod filter;
 #[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
 mod iter;
+#[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
+mod par;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -65,8 +67,12 @@ mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
 pub use error::QueryError;
-pub use fetch::{ArchetypeColumn, ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
+pub use fetch::{
+    ArchetypeColumn, ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO, RefRW,
+    WorldQuery, WriteKind,
+};
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
-pub use state::QueryState;
+pub use par::Parallelism;
+pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

@@ -5,20 +5,53 @@
 //! created since the last run (archetypes are append-only), and walks the cached list.
 //!
 //! Each run advances the world's change tick: writes are stamped with the run's tick and
-//! `Changed<T>` passes chunks stamped at or after the state's previous run.
+//! `Changed<T>` passes chunks stamped at or after the state's previous run. A run's window is a
+//! [`RunTicks`] value: the safe methods start a run per call; a scheduler starts one per system
+//! run ([`QueryState::start_run`]) and then calls the `_at` entry points, which take `&self`, so
+//! several read-only views of one state can work at once.
 
 use std::any::type_name;
 
 use ecs_core::{
     Archetype, ArchetypeId, Chunk, ComponentId, Components, Entity, Signature, Tick, World, WorldId,
 };
-use rayon::prelude::*;
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter};
+
+/// The change-tick window of one query run: writes are stamped with `tick`, and change
+/// filters pass what was stamped at or after `last_seen`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryState, RefRO};
+/// let mut world = World::new();
+/// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+/// let first = state.start_run(&world);
+/// let second = state.start_run(&world);
+/// assert!(second.tick() > first.tick());
+/// assert_eq!(second.last_seen(), first.tick() + 1);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunTicks {
+    tick: Tick,
+    last_seen: Tick,
+}
+
+impl RunTicks {
+    /// The tick this run stamps its writes with.
+    pub fn tick(self) -> Tick {
+        self.tick
+    }
+
+    /// Change filters pass what was stamped at or after this tick.
+    pub fn last_seen(self) -> Tick {
+        self.last_seen
+    }
+}
 
 /// Cached matching and access of the query `Q` with filter `F`.
 ///
@@ -236,12 +269,27 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.archetypes_seen = archetypes.len();
     }
 
-    /// Starts a run: refreshes the cache, advances the tick, returns `(run tick, last seen)`.
-    pub(crate) fn begin_run(&mut self, world: &World) -> (Tick, Tick) {
+    /// Starts a run: refreshes the cache for `world`, advances the world's change tick, and
+    /// returns the run's window (the next run's changes start after this run's writes).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was built for.
+    pub fn start_run(&mut self, world: &World) -> RunTicks {
         self.update_archetypes(world);
         let tick = world.advance_tick();
         let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
-        (tick, last_seen)
+        RunTicks { tick, last_seen }
+    }
+
+    /// Panics unless `world` is this state's world: its cached column positions are only
+    /// valid there.
+    #[inline]
+    pub(crate) fn check_world(&self, world: &World) {
+        assert!(
+            world.id() == self.world_id,
+            "query state for `{}` used with a world it was not built for",
+            type_name::<Q>()
+        );
     }
 
     /// Starts loading the columns this query touches in chunk `i + 1` of `arch`, the `k`-th
@@ -337,23 +385,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub fn for_each_chunk(&mut self, world: &mut World, f: impl FnMut(ChunkView<'_, Q>)) {
         // SAFETY: `&mut World` excludes every other access.
         unsafe { self.for_each_chunk_unchecked(world, f) }
-    }
-
-    /// Calls `f` on every matched entity from rayon's pool, split into row ranges of chunks.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRO, RefRW};
-    /// let mut world = World::new();
-    /// world.spawn_batch((0..100u32).map(|i| (i,))).for_each(drop);
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// state.par_for_each(&mut world, |n| *n += 1);
-    /// let mut read = QueryState::<RefRO<u32>>::new(&mut world);
-    /// assert_eq!(read.iter(&world).sum::<u32>(), (1..=100).sum());
-    /// ```
-    pub fn par_for_each(&mut self, world: &mut World, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.par_for_each_unchecked(world, f) }
     }
 
     /// The item of one entity of a read-only query.
@@ -454,9 +485,30 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         &'s mut self,
         world: &'w World,
     ) -> QueryIter<'w, 's, Q, F> {
-        let (tick, last_seen) = self.begin_run(world);
+        let ticks = self.start_run(world);
         // SAFETY: forwarded caller contract.
-        unsafe { QueryIter::new(world, self, tick, last_seen) }
+        unsafe { self.iter_at(world, ticks) }
+    }
+
+    /// Iterates the run `ticks` (from [`QueryState::start_run`] on this world), yielding the
+    /// items of `D`: the query itself, or its read-only form `Q::ReadOnly`.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the access `D` declares.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    pub unsafe fn iter_at<'w, 's, D>(
+        &'s self,
+        world: &'w World,
+        ticks: RunTicks,
+    ) -> QueryIter<'w, 's, Q, F, D>
+    where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        self.check_world(world);
+        // SAFETY: forwarded caller contract; the state is this world's.
+        unsafe { QueryIter::new(world, self, ticks.tick, ticks.last_seen) }
     }
 
     /// [`QueryState::for_each`] through a shared world.
@@ -483,12 +535,30 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// As [`QueryState::iter_unchecked`], for as long as `'w`.
-    pub(crate) unsafe fn for_each_in<'w>(
-        &mut self,
+    pub(crate) unsafe fn for_each_in<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>)) {
+        let ticks = self.start_run(world);
+        // SAFETY: forwarded caller contract.
+        unsafe { self.for_each_at::<Q>(world, ticks, f) }
+    }
+
+    /// The `for_each` loop over the run `ticks`, yielding the items of `D` (the query itself,
+    /// or `Q::ReadOnly`), of the world's lifetime.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the access `D` declares, for as long as `'w`.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    pub unsafe fn for_each_at<'w, D>(
+        &self,
         world: &'w World,
-        mut f: impl FnMut(Q::Item<'w>),
-    ) {
-        let (tick, last_seen) = self.begin_run(world);
+        ticks: RunTicks,
+        mut f: impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        self.check_world(world);
+        let RunTicks { tick, last_seen } = ticks;
         let archetypes = world.archetypes();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
@@ -500,8 +570,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
                 // rows are handed out once each, and exclusivity is the caller's contract.
                 unsafe {
-                    let mut fetch = Q::fetch(cached, chunk, tick);
-                    Q::for_each_row(&mut fetch, chunk.len(), &mut f);
+                    let mut fetch = D::fetch(cached, chunk, tick);
+                    D::for_each_row(&mut fetch, chunk.len(), &mut f);
                 }
             }
         }
@@ -525,9 +595,28 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub unsafe fn for_each_chunk_unchecked(
         &mut self,
         world: &World,
+        f: impl FnMut(ChunkView<'_, Q>),
+    ) {
+        let ticks = self.start_run(world);
+        // SAFETY: forwarded caller contract.
+        unsafe { self.for_each_chunk_at(world, ticks, f) }
+    }
+
+    /// [`QueryState::for_each_chunk_unchecked`] over the run `ticks`.
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    pub unsafe fn for_each_chunk_at(
+        &self,
+        world: &World,
+        ticks: RunTicks,
         mut f: impl FnMut(ChunkView<'_, Q>),
     ) {
-        let (tick, last_seen) = self.begin_run(world);
+        self.check_world(world);
+        let RunTicks { tick, last_seen } = ticks;
         let archetypes = world.archetypes();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
@@ -542,70 +631,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };
                 f(view);
             }
-        }
-    }
-
-    /// [`QueryState::par_for_each`] through a shared world.
-    ///
-    /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRW};
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// // SAFETY: nothing else accesses the world during the call.
-    /// unsafe { state.par_for_each_unchecked(&world, |n| *n = 4) };
-    /// assert_eq!(world.get::<u32>(e), Ok(&4));
-    /// ```
-    pub unsafe fn par_for_each_unchecked(
-        &mut self,
-        world: &World,
-        f: impl Fn(Q::Item<'_>) + Send + Sync,
-    ) {
-        let (tick, last_seen) = self.begin_run(world);
-        let archetypes = world.archetypes();
-        let mut tasks: Vec<Task<'_, Q::ArchetypeFetch>> = Vec::new();
-        let total: usize = self
-            .matched
-            .iter()
-            .map(|id| archetypes[id.index()].len())
-            .sum();
-        // Enough pieces to balance the pool, but never smaller than a few dozen rows.
-        let batch = (total / (rayon::current_num_threads() * 8)).max(32);
-        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
-            for chunk in archetypes[id.index()].chunks() {
-                if !self.chunk_passes(k, chunk, last_seen) {
-                    continue;
-                }
-                let mut start = 0;
-                while start < chunk.len() {
-                    let end = (start + batch).min(chunk.len());
-                    tasks.push(Task {
-                        cached,
-                        chunk,
-                        rows: start..end,
-                    });
-                    start = end;
-                }
-            }
-        }
-        let run = |task: Task<'_, Q::ArchetypeFetch>| {
-            // SAFETY: `task.cached` was found in the archetype that owns `task.chunk`. Tasks
-            // cover disjoint row ranges, so no row is yielded twice; stamping a tick twice is
-            // idempotent.
-            let mut fetch = unsafe { Q::fetch(task.cached, task.chunk, tick) };
-            for row in task.rows {
-                // SAFETY: `row < len`, disjoint across tasks.
-                f(unsafe { Q::item(&mut fetch, row) });
-            }
-        };
-        if tasks.len() <= 1 {
-            tasks.into_iter().for_each(run);
-        } else {
-            tasks.into_par_iter().for_each(run);
         }
     }
 
@@ -630,6 +655,58 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         entity: Entity,
     ) -> Result<Q::Item<'w>, QueryError> {
         self.update_archetypes(world);
+        let ticks = RunTicks {
+            tick: world.change_tick(),
+            last_seen: self.last_seen,
+        };
+        // SAFETY: forwarded caller contract.
+        unsafe { self.get_at::<Q>(world, ticks, entity) }
+    }
+
+    /// The item of `D` (the query itself, or `Q::ReadOnly`) for one entity, in the run `ticks`.
+    ///
+    /// # Errors
+    /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
+    ///
+    /// # Safety
+    /// As [`QueryState::iter_unchecked`], for the access `D` declares, while the item lives.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    pub unsafe fn get_at<'w, D>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        entity: Entity,
+    ) -> Result<D::Item<'w>, QueryError>
+    where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        let (k, chunk, row) = self.find(world, ticks, entity)?;
+        // SAFETY: `cached[k]` was found in the archetype that owns `chunk` (invariant 2);
+        // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
+        unsafe {
+            let mut fetch = D::fetch(self.cached(k), chunk, ticks.tick);
+            Ok(D::item(&mut fetch, row))
+        }
+    }
+
+    /// Whether `entity` is alive and matched in the run `ticks`.
+    ///
+    /// # Panics
+    /// If `world` is not this state's world.
+    pub fn contains_at(&self, world: &World, ticks: RunTicks, entity: Entity) -> bool {
+        self.find(world, ticks, entity).is_ok()
+    }
+
+    /// Where `entity`'s row is: (matched index, chunk, row in chunk), if it matches.
+    fn find<'w>(
+        &self,
+        world: &'w World,
+        ticks: RunTicks,
+        entity: Entity,
+    ) -> Result<(usize, &'w Chunk, usize), QueryError> {
+        self.check_world(world);
         let loc = world
             .location(entity)
             .ok_or(QueryError::NoSuchEntity(entity))?;
@@ -643,22 +720,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         };
         let (c, row) = arch.split_row(loc.row as usize);
         let chunk = &arch.chunks()[c];
-        if !self.chunk_passes(k, chunk, self.last_seen) {
+        if !self.chunk_passes(k, chunk, ticks.last_seen) {
             return Err(no_match);
         }
-        // SAFETY: `cached[k]` was found in `arch` (invariant 2), which owns `chunk`;
-        // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
-        unsafe {
-            let mut fetch = Q::fetch(self.cached(k), chunk, world.change_tick());
-            Ok(Q::item(&mut fetch, row))
-        }
+        Ok((k, chunk, row))
     }
-}
-
-/// A slice of one chunk's rows for one parallel worker; `cached` is the query's
-/// `ArchetypeFetch` for the chunk's archetype.
-struct Task<'w, A> {
-    cached: &'w A,
-    chunk: &'w Chunk,
-    rows: std::ops::Range<usize>,
 }

@@ -139,9 +139,10 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     pub fn iter(self) -> QueryIter<'w, 'static, Q, F> {
         let Self { world, mut state } = self;
         let world: &'w World = world;
-        let (tick, last_seen) = state.begin_run(world);
+        let ticks = state.start_run(world);
+        let state = StateRef::Owned(Box::new(state));
         // SAFETY: the world is exclusively borrowed for `'w`; the iterator owns the state.
-        unsafe { QueryIter::with_state(world, StateRef::Owned(Box::new(state)), tick, last_seen) }
+        unsafe { QueryIter::with_state(world, state, ticks.tick(), ticks.last_seen()) }
     }
 
     /// The item of one entity.

@@ -144,6 +144,46 @@ impl CommandQueue {
     fn push(&mut self, f: impl FnOnce(&mut World) -> Result<(), Failure> + Send + Sync + 'static) {
         self.commands.push_back(Box::new(f));
     }
+
+    /// Moves every command of `other` to the end of this queue, in order.
+    pub(crate) fn append(&mut self, other: &mut CommandQueue) {
+        self.commands.append(&mut other.commands);
+    }
+
+    fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
+        self.push(move |world| {
+            world
+                .insert(entity, bundle)
+                .map_err(|e| (command, entity, e.to_string()))
+        });
+    }
+
+    fn despawn(&mut self, entity: Entity) {
+        self.push(move |world| {
+            world
+                .despawn(entity)
+                .map_err(|e| ("despawn", entity, e.to_string()))
+        });
+    }
+
+    fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.push(move |world| {
+            world.remove::<B>(entity).map(drop).map_err(|e| {
+                (
+                    "remove",
+                    entity,
+                    format!("{e} (removing `{}`)", type_name::<B>()),
+                )
+            })
+        });
+    }
+
+    fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.push(move |world| {
+            f(world);
+            Ok(())
+        });
+    }
 }
 
 /// A system parameter that records structural changes for later.
@@ -185,11 +225,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let entity = self.world.reserve_entity();
-        self.queue.push(move |world| {
-            world
-                .insert(entity, bundle)
-                .map_err(|e| ("spawn", entity, e.to_string()))
-        });
+        self.queue.insert("spawn", entity, bundle);
         entity
     }
 
@@ -209,11 +245,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// assert!(!world.contains(e));
     /// ```
     pub fn despawn(&mut self, entity: Entity) {
-        self.queue.push(move |world| {
-            world
-                .despawn(entity)
-                .map_err(|e| ("despawn", entity, e.to_string()))
-        });
+        self.queue.despawn(entity);
     }
 
     /// Inserts `bundle` into `entity` when applied.
@@ -232,11 +264,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// assert_eq!(world.get::<char>(e), Ok(&'x'));
     /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
-        self.queue.push(move |world| {
-            world
-                .insert(entity, bundle)
-                .map_err(|e| ("insert", entity, e.to_string()))
-        });
+        self.queue.insert("insert", entity, bundle);
     }
 
     /// Removes (and drops) the components of `B` from `entity` when applied.
@@ -255,15 +283,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// assert!(!world.has::<char>(e) && world.has::<u32>(e));
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
-        self.queue.push(move |world| {
-            world.remove::<B>(entity).map(drop).map_err(|e| {
-                (
-                    "remove",
-                    entity,
-                    format!("{e} (removing `{}`)", type_name::<B>()),
-                )
-            })
-        });
+        self.queue.remove::<B>(entity);
     }
 
     /// Runs `f` with the world when applied.
@@ -279,9 +299,89 @@ impl<'w, 's> Commands<'w, 's> {
     /// assert_eq!(world.get_resource::<u8>(), Some(&1));
     /// ```
     pub fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
-        self.queue.push(move |world| {
-            f(world);
-            Ok(())
+        self.queue.add(f);
+    }
+
+    /// Appends the buffers a parallel loop recorded, in the order given (for
+    /// `Query::par_for_each_commands`: row order).
+    pub(crate) fn append_all(&mut self, buffers: Vec<ParCommands>) {
+        for mut buffer in buffers {
+            self.queue.append(&mut buffer.queue);
+        }
+    }
+}
+
+/// The command recorder a parallel loop hands each of its tasks
+/// ([`Query::par_for_each_commands`](crate::Query::par_for_each_commands)).
+///
+/// Each task records into a buffer of its own, with no locking; after the loop the buffers are
+/// appended to the system's [`Commands`] in row order, so the applied commands are the same on
+/// any number of threads and however the rows were split. For the same reason `spawn` reserves
+/// no id while the loop runs (reserving is a race between tasks): the entity is created when
+/// the commands are applied, in that fixed order, so its id is the same on every run too.
+///
+/// ```
+/// # use ecs_core::{Entity, World};
+/// # use ecs_query::{RefRO, With};
+/// # use ecs_sched::{Commands, Query, Schedule};
+/// struct Age(u32);
+/// struct Egg;
+/// fn life(mut q: Query<(Entity, RefRO<Age>)>, mut commands: Commands) {
+///     q.par_for_each_commands(&mut commands, |cmds, (e, age)| {
+///         if age.0 >= 3 {
+///             cmds.despawn(e);
+///             cmds.spawn((Egg,));
+///         }
+///     });
+/// }
+/// let mut world = World::new();
+/// world.spawn_batch((0..6).map(|i| (Age(i),))).for_each(drop);
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(life);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(ecs_query::QueryExt::query::<With<Age>>(&mut world).count(), 3);
+/// assert_eq!(ecs_query::QueryExt::query::<With<Egg>>(&mut world).count(), 3);
+/// ```
+#[derive(Default)]
+pub struct ParCommands {
+    queue: CommandQueue,
+}
+
+impl ParCommands {
+    /// Spawns an entity with `bundle` when applied; its id is chosen then (see the type's doc).
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) {
+        self.queue.add(move |world| {
+            world.spawn(bundle);
         });
+    }
+
+    /// Despawns `entity` when applied; skipped (and reported) if it is gone by then.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.queue.despawn(entity);
+    }
+
+    /// Inserts `bundle` into `entity` when applied.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.queue.insert("insert", entity, bundle);
+    }
+
+    /// Removes (and drops) the components of `B` from `entity` when applied.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.queue.remove::<B>(entity);
+    }
+
+    /// Runs `f` with the world when applied.
+    pub fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.queue.add(f);
+    }
+
+    /// Number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
     }
 }

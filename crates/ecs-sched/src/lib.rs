@@ -19,6 +19,11 @@ mod graph;
     reason = "hands out component and resource access through &World"
 )]
 mod param;
+#[expect(
+    unsafe_code,
+    reason = "hands out query items through &World under the schedule's access guarantee"
+)]
+mod query;
 mod schedule;
 mod sync;
 #[expect(
@@ -28,9 +33,10 @@ mod sync;
 mod system;
 
 pub use access_set::{Conflict, SystemAccess};
-pub use commands::{CommandQueue, Commands};
+pub use commands::{CommandQueue, Commands, ParCommands};
 pub use error::{CommandError, ScheduleError};
 pub use executor::{drive_chain, RunCounters};
-pub use param::{Local, ParamItem, Query, Res, ResMut, SystemParam};
+pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
+pub use query::{Query, QueryRef};
 pub use schedule::{Schedule, SystemConfig};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};

@@ -3,9 +3,11 @@
 use std::any::Any;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ecs_core::{Components, RegistryId, World};
+use ecs_query::Parallelism;
 
 use crate::access_set::SystemAccess;
 use crate::error::{CommandError, ScheduleError};
@@ -17,17 +19,19 @@ use crate::system::{IntoSystem, SyncPoint, System};
 /// Default of [`Schedule::set_inline_threshold`]: about what waking a worker costs here.
 const DEFAULT_INLINE_BELOW: Duration = Duration::from_micros(20);
 
-/// How a schedule runs its systems.
+/// How a schedule runs its systems, and where `par_*` query methods inside them run.
 enum Threads {
-    /// On the calling thread, in plan order.
+    /// Everything on the calling thread, in plan order; `par_*` methods run their tasks one
+    /// after another there too.
     Single,
-    /// On rayon's global pool (one worker per core), which `par_for_each` inside systems also
-    /// uses: the calling thread takes the first ready system itself, so a run pays at most the
+    /// On rayon's global pool (one worker per core), which `par_*` methods inside systems also
+    /// use: the calling thread takes the first ready system itself, so a run pays at most the
     /// hand-offs its parallel systems need.
     Global,
-    /// On a rayon pool of its own; a run is installed in the pool so that `par_for_each` inside
-    /// systems stays on it too.
-    Pool(rayon::ThreadPool),
+    /// On a rayon pool of its own: a run with parallel segments is installed in the pool; a run
+    /// without them stays on the calling thread, and `par_*` methods still send their tasks to
+    /// this pool (never to rayon's global one).
+    Pool(Arc<rayon::ThreadPool>),
 }
 
 /// Explicit order constraints of one system, and whether it is a sync point.
@@ -129,7 +133,7 @@ impl Schedule {
                 .thread_name(|i| format!("ecs-sched-{i}"))
                 .build()
                 .expect("the schedule's thread pool starts");
-            Threads::Pool(pool)
+            Threads::Pool(Arc::new(pool))
         };
         Self::with(threads)
     }
@@ -151,12 +155,23 @@ impl Schedule {
         }
     }
 
-    /// A schedule that runs every system on the calling thread, in plan order (for debugging;
-    /// it yields the same results as the pool).
+    /// A schedule that runs every system on the calling thread, in plan order, and the tasks
+    /// of `par_*` query methods inside them there too, one after another (for debugging, or a
+    /// host that owns its threads; it yields the same results as the pool).
     ///
     /// ```
-    /// # use ecs_sched::Schedule;
-    /// assert_eq!(Schedule::single_threaded().threads(), 1);
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRW;
+    /// # use ecs_sched::{Query, Schedule};
+    /// fn spin(mut q: Query<RefRW<u64>>) {
+    ///     q.par_for_each(|n| *n = format!("{:?}", std::thread::current().id()).len() as u64);
+    /// }
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..10_000u64).map(|i| (i,))).for_each(drop);
+    /// let mut schedule = Schedule::single_threaded();
+    /// assert_eq!(schedule.threads(), 1);
+    /// schedule.add_system(spin);
+    /// schedule.run(&mut world).unwrap();
     /// ```
     pub fn single_threaded() -> Self {
         Self::with_threads(1)
@@ -369,9 +384,11 @@ impl Schedule {
             skipped: &mut self.skipped,
         };
         let (panic, commands) = match &self.threads {
-            Threads::Single => run.execute(world, false),
+            Threads::Single => Parallelism::Sequential.scope(|| run.execute(world, false)),
             Threads::Global => run.execute(world, true),
-            Threads::Pool(_) if !any_parallel => run.execute(world, false),
+            Threads::Pool(pool) if !any_parallel => {
+                Parallelism::Pool(Arc::clone(pool)).scope(|| run.execute(world, false))
+            }
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
         if let Some((name, payload)) = panic {

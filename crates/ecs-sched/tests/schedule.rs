@@ -317,7 +317,6 @@ fn commands_on_dead_entities_are_skipped_and_reported() {
 #[test]
 fn exclusive_systems_sync_points_and_reports() {
     fn count(mut c: ResMut<Counter>, q: Query<RefRO<Marker>>) {
-        let mut q = q;
         c.0 = q.count() as u32;
     }
     let mut world = World::new();

@@ -180,7 +180,7 @@ fn schedule(threads: Option<usize>, plan: &Arc<Plan>) -> Schedule {
     .named(NAMES[2]);
     let p = plan.clone();
     s.add_system(
-        move |mut q: Query<Entity, (With<Spawned>, Without<Tag>)>, mut commands: Commands| {
+        move |q: Query<Entity, (With<Spawned>, Without<Tag>)>, mut commands: Commands| {
             p.enter(3);
             let ids: Vec<Entity> = q.iter().collect();
             p.maybe_panic(3, Where::MidIteration);
@@ -192,7 +192,7 @@ fn schedule(threads: Option<usize>, plan: &Arc<Plan>) -> Schedule {
     )
     .named(NAMES[3]);
     let p = plan.clone();
-    s.add_system(move |mut score: ResMut<Score>, mut q: Query<RefRO<Age>>| {
+    s.add_system(move |mut score: ResMut<Score>, q: Query<RefRO<Age>>| {
         p.enter(4);
         q.for_each(|a| {
             score.0 += u64::from(a.0);
@@ -512,7 +512,7 @@ fn world_is_usable_after_a_command_panics() {
     let log = seen.clone();
     let mut schedule = Schedule::with_threads(2);
     schedule.add_system(
-        move |mut commands: Commands, mut q: Query<(Entity, RefRO<Age>)>| {
+        move |mut commands: Commands, q: Query<(Entity, RefRO<Age>)>| {
             log.lock().unwrap().push(q.iter().count());
             commands.insert(victim, (Bomb(false),));
         },

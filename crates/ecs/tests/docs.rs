@@ -50,11 +50,7 @@ pub mod game {
         q.for_each(|(h, (), ())| h.0 += 1);
     }
 
-    fn reap(
-        mut q: Query<(Entity, RefRO<Health>)>,
-        mut score: ResMut<Score>,
-        mut commands: Commands,
-    ) {
+    fn reap(q: Query<(Entity, RefRO<Health>)>, mut score: ResMut<Score>, mut commands: Commands) {
         q.for_each(|(e, h)| {
             if h.0 <= 0 {
                 score.0 += 1;
@@ -63,7 +59,7 @@ pub mod game {
         });
     }
 
-    fn spawn_wave(mut q: Query<With<Enemy>>, mut commands: Commands) {
+    fn spawn_wave(q: Query<With<Enemy>>, mut commands: Commands) {
         if q.count() == 0 {
             commands.spawn((Position(10.0), Velocity(0.0), Health(3), Enemy));
         }

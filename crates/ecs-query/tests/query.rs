@@ -315,3 +315,87 @@ fn archetype_fetch_of_an_unmatched_archetype_panics_naming_the_type() {
     // Optional elements find nothing instead of panicking.
     assert!(<Option<RefRW<Position>>>::archetype_fetch(&state, arch).is_none());
 }
+
+#[test]
+fn par_fold_matches_a_sequential_fold_bit_for_bit() {
+    let rows: u32 = if cfg!(miri) { 600 } else { 50_000 };
+    let mut world = World::with_test_chunk_size(1024);
+    world
+        .spawn_batch((0..rows).map(|i| (Health(i), Frozen)))
+        .for_each(drop);
+    let mut state = QueryState::<RefRO<Health>>::new(&mut world);
+    let mut sum = |world: &mut World| {
+        state.par_fold(
+            world,
+            || 0.0f32,
+            |acc, h| acc + (h.0 as f32).sqrt(),
+            |a, b| a + b,
+        )
+    };
+    let pooled = support::in_pool(|| sum(&mut world));
+    let alone = ecs_query::Parallelism::Sequential.scope(|| sum(&mut world));
+    assert_eq!(pooled.to_bits(), alone.to_bits());
+    // Chunks are folded from zero each, then added in chunk order: the same bits as a loop
+    // that does exactly that.
+    let mut by_chunk = Vec::new();
+    world.query::<RefRO<Health>>().for_each_chunk(|view| {
+        by_chunk.push(
+            view.column::<Health>()
+                .iter()
+                .fold(0.0f32, |a, h| a + (h.0 as f32).sqrt()),
+        )
+    });
+    let expected = by_chunk.into_iter().reduce(|a, b| a + b).unwrap();
+    assert_eq!(pooled.to_bits(), expected.to_bits());
+}
+
+#[test]
+fn par_for_each_init_and_par_for_each_chunk_visit_every_row_once() {
+    let rows: u32 = if cfg!(miri) { 600 } else { 20_000 };
+    let mut world = World::with_test_chunk_size(1024);
+    world
+        .spawn_batch((0..rows).map(|i| (Health(i),)))
+        .for_each(drop);
+    let mut state = QueryState::<RefRW<Health>>::new(&mut world);
+    support::in_pool(|| {
+        state.par_for_each_init(&mut world, || 2, |k: &mut u32, h| h.0 *= *k);
+        state.par_for_each_chunk(&mut world, |mut view| {
+            view.columns().iter_mut().for_each(|h| h.0 += 1)
+        });
+    });
+    let mut seen: Vec<u32> = world.query::<RefRO<Health>>().iter().map(|h| h.0).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..rows).map(|i| i * 2 + 1).collect::<Vec<_>>());
+}
+
+#[test]
+#[expect(
+    unsafe_code,
+    reason = "drives the scheduler's unsafe per-task collection entry point"
+)]
+fn par_collect_returns_the_task_states_in_row_order() {
+    let rows: u32 = if cfg!(miri) { 600 } else { 20_000 };
+    let mut world = World::with_test_chunk_size(1024);
+    world
+        .spawn_batch((0..rows).map(|i| (Health(i),)))
+        .for_each(drop);
+    let order: Vec<Entity> = world.query::<Entity>().iter().collect();
+    let mut state = QueryState::<(Entity, RefRW<Health>)>::new(&mut world);
+    let ticks = state.start_run(&world);
+    let tasks = support::in_pool(|| {
+        // SAFETY: nothing else touches the world while the call runs.
+        unsafe {
+            state.par_for_each_collect_at(
+                &world,
+                ticks,
+                Vec::new,
+                |seen: &mut Vec<Entity>, (e, h)| {
+                    h.0 += 1;
+                    seen.push(e);
+                },
+            )
+        }
+    });
+    assert!(tasks.len() > 1, "several tasks");
+    assert_eq!(tasks.concat(), order);
+}

@@ -432,6 +432,10 @@ impl Entities {
 
     /// Test hook: moves a vacant slot's generation close to the end of its range.
     ///
+    /// # Panics
+    /// If the slot is live, or `generation` is below the one it would hand out next: that
+    /// would let an old handle resolve to a new entity.
+    ///
     /// ```
     /// # use ecs_core::{ArchetypeId, Entities, Location};
     /// # use std::num::NonZeroU32;
@@ -446,6 +450,13 @@ impl Entities {
     pub fn set_generation_for_tests(&mut self, index: u32, generation: NonZeroU32) {
         let slot = &mut self.slots[index as usize];
         assert!(!slot.is_live(), "only a vacant slot may be aged");
+        // Only forward: every handle the slot ever gave out has a lower generation, so none of
+        // them can come back to life.
+        assert!(
+            generation >= slot.next_generation(),
+            "a slot may only be aged forward (from generation {} to {generation})",
+            slot.next_generation()
+        );
         *slot = Slot::vacant(generation);
     }
 

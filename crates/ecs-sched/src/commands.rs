@@ -13,13 +13,14 @@
 //! and leaves the rest queued, and [`CommandQueue::clear`] drops every command, each on its
 //! own, before it reports the first panicking `Drop`.
 
-use std::any::{type_name, Any};
+use std::any::type_name;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use ecs_core::{Bundle, Entity, World};
 
 use crate::error::CommandError;
+use crate::panics::keep_first;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
 
@@ -98,10 +99,10 @@ impl CommandQueue {
     /// assert!(queue.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        let mut first: Option<Box<dyn Any + Send>> = None;
+        let mut first = None;
         while let Some(command) = self.commands.pop_front() {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(command))) {
-                first.get_or_insert(payload);
+                keep_first(&mut first, payload);
             }
         }
         if let Some(payload) = first {

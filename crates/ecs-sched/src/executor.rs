@@ -5,7 +5,6 @@
 //! dependent itself (no hand-off for a chain of conflicting systems) and spawns the others.
 //! The atomics behind this live in [`RunCounters`], which the loom tests drive directly.
 
-use std::any::Any;
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -13,6 +12,7 @@ use std::time::{Duration, Instant};
 use ecs_core::World;
 
 use crate::graph::Segment;
+use crate::panics::{drop_payload, Payload};
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::system::System;
 
@@ -167,7 +167,7 @@ impl SystemCell {
 }
 
 /// The first panic of a run, with the system's name.
-pub(crate) type SystemPanic = (String, Box<dyn Any + Send>);
+pub(crate) type SystemPanic = (String, Payload);
 
 /// Shared state of one segment run.
 struct Run<'a> {
@@ -208,7 +208,10 @@ impl Run<'_> {
         if let Err(panic) = result {
             self.abort.store(true, Ordering::Relaxed);
             let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-            slot.get_or_insert(panic);
+            match *slot {
+                None => *slot = Some(panic),
+                Some(_) => drop_payload(panic.1),
+            }
         }
     }
 }

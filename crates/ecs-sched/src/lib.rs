@@ -14,6 +14,7 @@ mod error;
 )]
 mod executor;
 mod graph;
+mod panics;
 #[expect(
     unsafe_code,
     reason = "hands out component and resource access through &World"

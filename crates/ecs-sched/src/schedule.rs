@@ -1,6 +1,5 @@
 //! [`Schedule`]: systems, their order, and running them on a world.
 
-use std::any::Any;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -13,6 +12,7 @@ use crate::access_set::SystemAccess;
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
 use crate::graph::{self, EdgeReason, NodeInfo, Plan};
+use crate::panics::{drop_payload, keep_first, panic_message, Payload};
 use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
 
@@ -391,20 +391,31 @@ impl Schedule {
             }
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
-        if let Some((name, payload)) = panic {
-            let mut message = format!("system `{name}` panicked: {}", panic_message(&*payload));
-            if let Some(first) = commands.cleanup.first() {
-                let _ = write!(
-                    message,
-                    " (then dropping the run's unapplied commands panicked too, in {} system(s); \
-                     the first: {})",
-                    commands.cleanup.len(),
-                    panic_message(&**first)
-                );
+        let CommandPanics { apply, cleanup } = commands;
+        let mut report = panic.map(|(name, payload)| {
+            let message = format!("system `{name}` panicked: {}", panic_message(&*payload));
+            drop_payload(payload);
+            message
+        });
+        if let (Some(message), Some(first)) = (&mut report, cleanup.first()) {
+            let _ = write!(
+                message,
+                " (then dropping the run's unapplied commands panicked too, in {} system(s); \
+                 the first: {})",
+                cleanup.len(),
+                panic_message(&**first)
+            );
+        }
+        // Every payload not passed on is dropped here, before unwinding starts: one whose
+        // `Drop` panics would otherwise abort the process.
+        cleanup.into_iter().for_each(drop_payload);
+        if let Some(message) = report {
+            if let Some(payload) = apply {
+                drop_payload(payload);
             }
             resume_unwind(Box::new(message));
         }
-        if let Some(payload) = commands.apply {
+        if let Some(payload) = apply {
             resume_unwind(payload);
         }
         Ok(())
@@ -628,7 +639,12 @@ impl Run<'_> {
                 panic = run_exclusive(world, &mut systems[index], &timings[index]);
             } else {
                 let parallel = parallel && worth_parallel(segment, timings, inline_below);
-                panic = run_segment(parallel, world, systems, segment, timings);
+                // `run_segment` catches each system's panic; this catches anything else, so
+                // commands are still dropped and the world flushed below.
+                panic = catch_unwind(AssertUnwindSafe(|| {
+                    run_segment(parallel, world, systems, segment, timings)
+                }))
+                .unwrap_or_else(|payload| Some(("<executor>".to_owned(), payload)));
             }
             if panic.is_some() {
                 break;
@@ -648,10 +664,10 @@ impl Run<'_> {
 #[derive(Default)]
 struct CommandPanics {
     /// The first command that panicked while applied; every command after it is dropped.
-    apply: Option<Box<dyn Any + Send>>,
+    apply: Option<Payload>,
     /// Panics of `Drop`s while unapplied commands were dropped: reported beside the panic
     /// that made the run drop them, never instead of it.
-    cleanup: Vec<Box<dyn Any + Send>>,
+    cleanup: Vec<Payload>,
 }
 
 /// Applies (or with `discard`, drops) the commands of `order`'s systems, in order; once a
@@ -674,7 +690,7 @@ fn apply_commands(
             }));
             match applied {
                 Ok(()) => continue,
-                Err(payload) => panics.apply = Some(payload),
+                Err(payload) => keep_first(&mut panics.apply, payload),
             }
         }
         let dropped = catch_unwind(AssertUnwindSafe(|| {
@@ -686,14 +702,6 @@ fn apply_commands(
     }
 }
 
-/// A panic payload's message, for reports.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".to_owned())
-}
 
 /// Returned by `add_system`: sets the new system's name and order.
 ///

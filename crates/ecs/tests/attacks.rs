@@ -1,0 +1,109 @@
+//! Attacks on the public API from safe code only (no `unsafe` block, no `unsafe impl`), kept
+//! as tests: the second outside review, after issue 12 closed the registry and `System` routes.
+//!
+//! Each test is named after the behaviour a user relies on and asserts it. Tests marked
+//! `#[ignore = "reproduces ..."]` are attacks that still SUCCEED (resurrected commands, an
+//! abort, a broken guarantee); they assert the correct behaviour, so they fail today and pass
+//! once the engine is fixed. Run them with `cargo test -p ecs --test attacks -- --ignored`.
+//!
+//! Attacks refused at compile time (implementing `Bundle`, `WorldQuery`, `ReadOnlyQuery`,
+//! `SystemParam` or `System` without `unsafe`; `ExactQuery` / `QueryFilter` for a foreign
+//! query type; calling `World::components_mut`) are listed in the review report, not here.
+//!
+//! Everything is small and mostly single-threaded, so Miri runs it:
+//! `MIRIFLAGS="-Zmiri-tree-borrows" cargo +nightly miri test -p ecs --test attacks`.
+
+use std::any::Any;
+use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
+
+use ecs::prelude::*;
+
+struct Marker;
+struct Fail(bool);
+
+fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "<non-string payload>".to_owned())
+}
+
+fn markers(world: &mut World) -> usize {
+    world.query::<With<Marker>>().count()
+}
+
+// ----- panic payloads whose `Drop` panics ------------------------------------------------------
+
+/// A panic payload whose own `Drop` panics. `std::panic::panic_any(PayloadBomb)` is safe; so is
+/// dropping the `Box<dyn Any + Send>` that `catch_unwind` returns for it, except that the drop
+/// unwinds.
+struct PayloadBomb;
+
+impl Drop for PayloadBomb {
+    fn drop(&mut self) {
+        panic!("the panic payload's Drop panicked");
+    }
+}
+
+/// A recorded value whose `Drop` panics with a plain message.
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("PanicOnDrop dropped");
+    }
+}
+
+/// A recorded value whose `Drop` panics with a [`PayloadBomb`] payload.
+struct PanicWithBombOnDrop;
+
+impl Drop for PanicWithBombOnDrop {
+    fn drop(&mut self) {
+        panic_any(PayloadBomb);
+    }
+}
+
+/// While `Fail(true)`: records a command owning a value whose `Drop` panics, then one owning a
+/// value whose `Drop` panics with a payload whose `Drop` panics, then a `Marker` spawn; then
+/// panics, so the run must drop all three.
+fn record_then_fail(mut commands: Commands, fail: Res<Fail>) {
+    if fail.0 {
+        let first = PanicOnDrop;
+        commands.add(move |_| drop(first));
+        let second = PanicWithBombOnDrop;
+        commands.add(move |_| drop(second));
+        commands.spawn((Marker,));
+        panic!("kaboom");
+    }
+}
+
+/// `CommandQueue::clear` keeps the first drop panic's payload in an `Option` and drops every
+/// later payload through `Option::get_or_insert`, outside any `catch_unwind`. A payload whose
+/// `Drop` panics therefore escapes the discard loop, and every command after it stays queued:
+/// the next run applies the failed run's `Marker` spawn.
+#[test]
+#[ignore = "reproduces resurrected work: a panic payload's Drop escapes CommandQueue::clear"]
+fn a_panicking_payload_drop_while_discarding_leaves_no_command_for_the_next_run() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(record_then_fail);
+    let mut world = World::new();
+    world.insert_resource(Fail(true));
+    let payload = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
+    assert!(
+        message(&*payload).starts_with("system `record_then_fail` panicked: kaboom"),
+        "{}",
+        message(&*payload)
+    );
+    world.check_invariants();
+    assert_eq!(markers(&mut world), 0, "the failed run applied nothing");
+
+    world.insert_resource(Fail(false));
+    schedule.run(&mut world).unwrap();
+    world.check_invariants();
+    assert_eq!(
+        markers(&mut world),
+        0,
+        "a run that records nothing spawns nothing: the failed run's spawn was resurrected"
+    );
+}

@@ -107,3 +107,80 @@ fn a_panicking_payload_drop_while_discarding_leaves_no_command_for_the_next_run(
         "a run that records nothing spawns nothing: the failed run's spawn was resurrected"
     );
 }
+
+/// Runs the ignored test `name` of this binary in a child process (with `ATTACK_CHILD` set) and
+/// returns whether it exited normally: an attack that aborts the process cannot be observed
+/// from inside it.
+fn child_survives(name: &str) -> bool {
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--ignored", "--test-threads=1", "--nocapture"])
+        .env("ATTACK_CHILD", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("the test binary starts again");
+    status.success()
+}
+
+fn is_child() -> bool {
+    std::env::var_os("ATTACK_CHILD").is_some()
+}
+
+/// A system's panic payload is kept until `Schedule::run` has formatted its message, then
+/// dropped while `resume_unwind` unwinds `run`: a payload whose `Drop` panics is a panic during
+/// unwinding, which aborts the process (a `Drop` panic inside a component, a command or a
+/// payload is otherwise reported, "never an abort").
+#[test]
+#[ignore = "reproduces an abort: a system's panic payload is dropped while Schedule::run unwinds"]
+fn a_system_panic_payload_whose_drop_panics_does_not_abort_the_process() {
+    if !is_child() {
+        assert!(
+            child_survives(
+                "a_system_panic_payload_whose_drop_panics_does_not_abort_the_process"
+            ),
+            "the process aborted"
+        );
+        return;
+    }
+    fn bomb() {
+        panic_any(PayloadBomb);
+    }
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(bomb);
+    let mut world = World::new();
+    let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    let payload = result.expect_err("the system's panic reaches the caller");
+    assert!(message(&*payload).starts_with("system `bomb` panicked"));
+    world.check_invariants();
+}
+
+/// The same for a discarded command whose `Drop` panics with such a payload: `Schedule::run`
+/// keeps it in the clean-up list and drops that list while unwinding with the system's message.
+#[test]
+#[ignore = "reproduces an abort: a clean-up panic payload is dropped while Schedule::run unwinds"]
+fn a_discarded_command_whose_drop_panics_with_a_bomb_payload_does_not_abort_the_process() {
+    if !is_child() {
+        assert!(
+            child_survives(
+                "a_discarded_command_whose_drop_panics_with_a_bomb_payload_does_not_abort_the_process"
+            ),
+            "the process aborted"
+        );
+        return;
+    }
+    fn record(mut commands: Commands) {
+        let value = PanicWithBombOnDrop;
+        commands.add(move |_| drop(value));
+    }
+    fn boom() {
+        panic!("kaboom");
+    }
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(record);
+    schedule.add_system(boom);
+    let mut world = World::new();
+    let result = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    let payload = result.expect_err("the system's panic reaches the caller");
+    assert!(message(&*payload).starts_with("system `boom` panicked: kaboom"));
+    world.check_invariants();
+}

@@ -184,3 +184,72 @@ fn a_discarded_command_whose_drop_panics_with_a_bomb_payload_does_not_abort_the_
     assert!(message(&*payload).starts_with("system `boom` panicked: kaboom"));
     world.check_invariants();
 }
+
+/// The executor keeps the first system panic of a parallel segment in an `Option` and drops
+/// every later one through `Option::get_or_insert`, outside any `catch_unwind`. When two
+/// systems panic at once and the dropped payload's `Drop` panics, that panic escapes
+/// `run_segment`: the run's commands are neither applied nor dropped, the world is not flushed,
+/// and the next run applies the failed run's commands.
+#[test]
+#[ignore = "reproduces resurrected work: a second system payload's Drop escapes the executor"]
+fn two_systems_panicking_at_once_leave_no_command_for_the_next_run() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    static ARRIVED: AtomicUsize = AtomicUsize::new(0);
+    static FIRED: AtomicBool = AtomicBool::new(false);
+
+    /// Panics in `Drop` the first time only, so the payload still stored by the executor
+    /// drops quietly while the first one's panic unwinds (no abort to hide the finding).
+    struct OnceBomb;
+    impl Drop for OnceBomb {
+        fn drop(&mut self) {
+            if !FIRED.swap(true, Ordering::SeqCst) {
+                panic!("the second payload's Drop panicked");
+            }
+        }
+    }
+    /// Waits (up to 5 s) until both systems run at once, then panics with a `OnceBomb`.
+    fn meet_and_panic() -> ! {
+        ARRIVED.fetch_add(1, Ordering::SeqCst);
+        let start = Instant::now();
+        while ARRIVED.load(Ordering::SeqCst) < 2 && start.elapsed() < Duration::from_secs(5) {
+            std::thread::yield_now();
+        }
+        panic_any(OnceBomb);
+    }
+    fn spawner(mut commands: Commands, fail: Res<Fail>) {
+        if fail.0 {
+            commands.spawn((Marker,));
+            meet_and_panic();
+        }
+    }
+    fn other(fail: Res<Fail>) {
+        if fail.0 {
+            meet_and_panic();
+        }
+    }
+
+    let mut schedule = Schedule::with_threads(2);
+    schedule.add_system(spawner);
+    schedule.add_system(other);
+    let mut world = World::new();
+    world.insert_resource(Fail(true));
+    let payload = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
+    assert_eq!(
+        ARRIVED.load(Ordering::SeqCst),
+        2,
+        "both systems ran at once (else the race was not reached)"
+    );
+    let text = message(&*payload);
+    world.check_invariants();
+    assert_eq!(markers(&mut world), 0, "the failed run applied nothing");
+
+    world.insert_resource(Fail(false));
+    schedule.run(&mut world).unwrap();
+    assert_eq!(
+        markers(&mut world),
+        0,
+        "a run that records nothing spawns nothing (failed run's panic: {text})"
+    );
+}

@@ -760,3 +760,63 @@ fn a_stale_handle_never_resolves_to_a_later_entity() {
         "the despawned handle {old} resolves to {new}, a different entity"
     );
 }
+
+/// `QueryBorrow::for_each` and `iter` hand out items for the whole world borrow, so a caller may
+/// keep every `&mut` past the loop (tuple queries derive them from per-chunk slices). Keeping and
+/// writing them all afterwards must stay sound (Miri) and touch each row exactly once.
+#[test]
+fn items_kept_past_the_loop_alias_nothing() {
+    let mut world = World::with_test_chunk_size(256);
+    world
+        .spawn_batch((0..50).map(|i| (Pos(i), Tag)))
+        .for_each(drop);
+    let mut kept: Vec<(Entity, &mut Pos)> = Vec::new();
+    world
+        .query::<(Entity, RefRW<Pos>, With<Tag>)>()
+        .for_each(|(e, p, ())| kept.push((e, p)));
+    let mut entities: Vec<Entity> = kept.iter().map(|(e, _)| *e).collect();
+    for (_, p) in &mut kept {
+        p.0 += 1000;
+    }
+    let mut kept_iter: Vec<&mut Pos> = world.query::<RefRW<Pos>>().iter().collect();
+    for p in &mut kept_iter {
+        p.0 += 1;
+    }
+    entities.sort_unstable();
+    entities.dedup();
+    assert_eq!(entities.len(), 50, "each row yielded once");
+    let mut values: Vec<u32> = world.query::<RefRO<Pos>>().iter().map(|p| p.0).collect();
+    values.sort_unstable();
+    assert_eq!(values, (1001..1051).collect::<Vec<_>>());
+}
+
+/// A zero-sized column sits at offset 0, on top of the entity column: a chunk view's
+/// `&'w [Entity]` kept beside its `&mut [Zst]` (and a `&mut` item of it) must stay sound.
+#[test]
+fn a_zero_sized_column_beside_the_entity_column_aliases_nothing() {
+    #[derive(Debug, PartialEq)]
+    struct Zst;
+    let mut world = World::with_test_chunk_size(256);
+    let spawned: Vec<Entity> = world.spawn_batch((0..40).map(|i| (Zst, Pos(i)))).collect();
+    let mut seen = Vec::new();
+    world
+        .query::<(Entity, RefRW<Zst>, RefRW<Pos>)>()
+        .for_each_chunk(|mut view| {
+            let ids = view.entities();
+            let (entities, zsts, pos) = view.columns();
+            assert_eq!(entities, ids);
+            assert_eq!(zsts.len(), ids.len());
+            *zsts.first_mut().expect("a row") = Zst;
+            for p in pos.iter_mut() {
+                p.0 += 1;
+            }
+            seen.extend_from_slice(ids);
+        });
+    assert_eq!(seen, spawned);
+    let mut kept: Vec<(Entity, &mut Zst)> = Vec::new();
+    world
+        .query::<(Entity, RefRW<Zst>)>()
+        .for_each(|(e, z)| kept.push((e, z)));
+    assert!(kept.iter().map(|(e, _)| *e).eq(spawned.iter().copied()));
+    assert_eq!(world.get::<Pos>(spawned[39]), Ok(&Pos(40)));
+}

@@ -10,6 +10,8 @@ use ecs_core::{ComponentId, Components, Signature};
 ///
 /// # Invariants
 /// 1. `reads` and `writes` are disjoint: an id written is recorded in `writes` only.
+/// 2. `borrowed` ⊆ `reads`: the reads that hand out `&T` (a filter's read, such as
+///    `Changed<T>` looking at `T`'s change ticks, hands out nothing and cannot alias a write).
 ///
 /// ```
 /// # use ecs_core::Components;
@@ -25,6 +27,7 @@ use ecs_core::{ComponentId, Components, Signature};
 pub struct Access {
     reads: Signature,
     writes: Signature,
+    borrowed: Signature,
 }
 
 impl Access {
@@ -65,13 +68,35 @@ impl Access {
             });
         }
         self.reads.insert(id);
+        self.borrowed.insert(id);
         Ok(())
+    }
+
+    /// Records a read of `id` that hands out no reference (a filter reading `T`'s change
+    /// ticks): a scheduler orders it against writers of `T` like any read, but it never
+    /// conflicts with the query's own accesses. Already covered if `id` is written.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let mut access = Access::new();
+    /// access.add_filter_read(id);
+    /// assert!(access.reads().contains(id));
+    /// access.add_write(id, &components).unwrap(); // `(Changed<u32>, RefRW<u32>)` is fine
+    /// assert!(access.writes().contains(id) && !access.reads().contains(id));
+    /// ```
+    pub fn add_filter_read(&mut self, id: ComponentId) {
+        if !self.writes.contains(id) {
+            self.reads.insert(id);
+        }
     }
 
     /// Records an exclusive write of `id`.
     ///
     /// # Errors
-    /// If `id` is already read or written.
+    /// If `id` is already written, or read by an element that hands out `&T`.
     ///
     /// ```
     /// # use ecs_core::Components;
@@ -88,11 +113,12 @@ impl Access {
         id: ComponentId,
         components: &Components,
     ) -> Result<(), AccessConflict> {
-        if self.writes.contains(id) || self.reads.contains(id) {
+        if self.writes.contains(id) || self.borrowed.contains(id) {
             return Err(AccessConflict {
                 component: components.info(id).name(),
             });
         }
+        self.reads.remove(id);
         self.writes.insert(id);
         Ok(())
     }
@@ -185,8 +211,10 @@ impl Access {
     pub fn extend(&mut self, other: &Self) {
         self.writes = self.writes.union(&other.writes);
         self.reads = self.reads.union(&other.reads);
+        self.borrowed = self.borrowed.union(&other.borrowed);
         for id in self.writes.iter() {
             self.reads.remove(id);
+            self.borrowed.remove(id);
         }
     }
 }

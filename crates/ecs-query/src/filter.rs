@@ -110,6 +110,9 @@ filter_tuple!(A, B, C, D, E, F, G, H);
 
 macro_rules! unit_fetch {
     () => {
+        unit_fetch!(|_access, _id| {});
+    };
+    (|$access:ident, $id:ident| $record:block) => {
         type Item<'w> = ();
         type Slice<'w> = ();
         type Fetch = ();
@@ -122,10 +125,11 @@ macro_rules! unit_fetch {
         }
 
         fn update_access(
-            _: &ComponentId,
-            _: &mut Access,
+            $id: &ComponentId,
+            $access: &mut Access,
             _: &Components,
         ) -> Result<(), AccessConflict> {
+            $record
             Ok(())
         }
 
@@ -175,9 +179,13 @@ unsafe impl<T: Component> WorldQuery for Without<T> {
     }
 }
 
-// SAFETY: reads only chunk ticks, never column data.
+// SAFETY: reads only chunk ticks, never column data. It declares a (filter) read of `T` so
+// that a schedule orders it against writers of `T`: run beside one, it could look at a chunk
+// before the writer stamps it, and miss the write for good.
 unsafe impl<T: Component> WorldQuery for Changed<T> {
-    unit_fetch!();
+    unit_fetch!(|access, id| {
+        access.add_filter_read(*id);
+    });
     /// The index of the `T` column, whose ticks the filter reads.
     type ArchetypeFetch = usize;
 

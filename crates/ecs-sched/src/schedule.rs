@@ -702,7 +702,6 @@ fn apply_commands(
     }
 }
 
-
 /// Returned by `add_system`: sets the new system's name and order.
 ///
 /// ```

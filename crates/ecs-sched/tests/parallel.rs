@@ -153,7 +153,9 @@ fn get_many_mut_hands_out_distinct_rows_and_refuses_a_repeated_entity() {
 
 /// One frame of a small ecology: everything ages and loses energy in parallel; the old die,
 /// the well-fed breed, some get tagged (an archetype move), all through `ParCommands`.
-fn ecology(mut q: Query<(Entity, RefRW<Age>, RefRW<Energy>, RefRO<Pos>)>, mut commands: Commands) {
+type Creature = (Entity, RefRW<Age>, RefRW<Energy>, RefRO<Pos>);
+
+fn ecology(mut q: Query<Creature>, mut commands: Commands) {
     q.par_for_each_commands(&mut commands, |cmds, (e, age, energy, pos)| {
         age.0 += 1;
         energy.0 = energy.0 * 0.97 + (pos.0 * 0.01).sin();

@@ -90,6 +90,10 @@ impl ChunkLayout {
     ///
     /// Returns `None` when not even one row fits.
     ///
+    /// # Panics
+    /// If more than `u32::MAX` rows would fit (a chunk of tens of GiB): archetype rows are
+    /// `u32`, and [`ChunkLayout::split_row`] divides by the capacity as a `u32`.
+    ///
     /// ```
     /// # use ecs_core::{ChunkLayout, ColumnSpec};
     /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
@@ -116,11 +120,18 @@ impl ChunkLayout {
             .iter()
             .map(|c| c.align)
             .fold(CHUNK_ALIGN, usize::max);
+        // A truncated divisor would make `split_row` point rows at the wrong chunk.
+        let Ok(divisor) = u32::try_from(capacity) else {
+            panic!(
+                "a {chunk_size}-byte chunk would hold {capacity} rows, \
+                 more than the u32::MAX rows an archetype can number"
+            )
+        };
         Some(Self {
             chunk_size,
             align,
             capacity,
-            by_capacity: FastDiv::new(capacity as u32),
+            by_capacity: FastDiv::new(divisor),
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
         })
@@ -630,6 +641,27 @@ mod tests {
                 assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
         }
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    #[should_panic(expected = "more than the u32::MAX rows")]
+    fn capacity_past_u32_panics_instead_of_truncating() {
+        // 2^35 bytes hold 2^32 entity ids: one more than `u32::MAX`. Truncated, the divisor
+        // would be 0 (and 2^32 + 8 rows would give 8).
+        let _ = ChunkLayout::new(1 << 35, &[]);
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn capacity_of_u32_max_rows_is_accepted() {
+        // The largest capacity that converts: `u32::MAX` rows of 8-byte entity ids, no column.
+        let layout = ChunkLayout::new(u32::MAX as usize * 8, &[]).expect("fits");
+        assert_eq!(layout.capacity(), u32::MAX as usize);
+        assert_eq!(
+            layout.split_row(u32::MAX as usize - 1),
+            (0, u32::MAX as usize - 1)
+        );
     }
 
     #[test]

@@ -510,18 +510,68 @@ impl Chunk {
         self.changed[col].load(Ordering::Relaxed)
     }
 
-    /// Records a write access to component column `col` at `tick`.
+    /// Records a write access to component column `col` at `tick`, through `&mut self`: the
+    /// world's own writers (`get_mut`, `insert`, chunk reuse) hold the chunk exclusively.
+    #[inline]
+    pub(crate) fn mark_changed(&mut self, col: usize, tick: u64) {
+        self.changed[col].store(tick, Ordering::Relaxed);
+    }
+
+    /// Records a write access to component column `col` at `tick` through a shared reference:
+    /// the unchecked twin of the crate-private `mark_changed(&mut self)`, for the query layer,
+    /// whose writers reach chunks through `&World`.
+    ///
+    /// Change ticks are how `ecs_query::Changed<T>` learns that a column was written, so only
+    /// a writer may stamp them. Safe code holding `&World` or `&Chunk` cannot:
+    ///
+    /// ```compile_fail,E0133
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// chunk.mark_changed_unchecked(0, 42); // `unsafe`: needs write access to column 0
+    /// ```
+    ///
+    /// and the safe, `&mut self` stamp is private to `ecs-core`:
+    ///
+    /// ```compile_fail,E0624
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// chunk.mark_changed(0, 42); // private to the crate that owns the ticks
+    /// ```
+    ///
+    /// # Safety
+    /// - The caller holds write access to column `col` of this chunk for the write being
+    ///   recorded: `&mut World`, or a query element that declared a write of that column and
+    ///   whose access the query layer (or a scheduler) has checked against every other access
+    ///   running meanwhile. In practice only `ecs-query`'s writers (`RefRW<T>`, `&mut T`) and
+    ///   `ecs-core` itself call this.
+    /// - `tick` was handed out by this chunk's world (no later than its
+    ///   [`change_tick`](crate::World::change_tick)).
+    ///
+    /// Breaking these does not corrupt memory by itself (the tick is an atomic), but it
+    /// breaks the promise change detection makes to everything built on it, that a tick
+    /// records a write that happened; `unsafe` makes that promise the caller's to keep.
     ///
     /// ```
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
-    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// arch.chunks()[0].mark_changed(0, 42);
-    /// assert_eq!(arch.chunks()[0].changed_tick(0), 42);
+    /// let tick = world.change_tick();
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// // SAFETY: this example owns the world, so nothing else reads or writes column 0, and
+    /// // `tick` is the world's current tick.
+    /// unsafe { chunk.mark_changed_unchecked(0, tick) };
+    /// assert_eq!(chunk.changed_tick(0), tick);
     /// ```
     #[inline]
-    pub fn mark_changed(&self, col: usize, tick: u64) {
+    pub unsafe fn mark_changed_unchecked(&self, col: usize, tick: u64) {
+        debug_assert!(col < self.changed.len(), "column {col} out of range");
         self.changed[col].store(tick, Ordering::Relaxed);
     }
 

@@ -622,7 +622,8 @@ impl World {
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let tick = self.change_tick();
         let (ptr, chunk, col) = self.component_cell::<T>(entity)?;
-        chunk.mark_changed(col, tick);
+        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick.
+        unsafe { chunk.mark_changed_unchecked(col, tick) };
         // SAFETY: as in `get`, and `&mut self` makes this the only reference.
         Ok(unsafe { ptr.cast::<T>().as_mut() })
     }

@@ -62,7 +62,8 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = ()> {
 impl<'w, 's, Q: WorldQuery, F: QueryFilter> QueryIter<'w, 's, Q, F> {
     /// # Safety
     /// The caller has the access `state` declares for as long as `'w` (see
-    /// `QueryState::iter_unchecked`), and `state`'s cache is up to date for `world`.
+    /// `QueryState::iter_unchecked`), `state`'s cache is up to date for `world`, and `tick`
+    /// was handed out by `world` (writers stamp it).
     pub(crate) unsafe fn new(
         world: &'w World,
         state: &'s QueryState<Q, F>,
@@ -125,7 +126,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> Iterator for QueryIter<'w, '_, Q, F> {
                     let i = arch.chunks().len() - self.chunks.len() - 1;
                     state.prefetch_next(k, arch, i);
                     // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
-                    // which owns `chunk`.
+                    // which owns `chunk`; access and `tick` are the creator's contract.
                     self.fetch = Some(unsafe { Q::fetch(state.cached(k), chunk, self.tick) });
                     self.row = 0;
                     self.len = chunk.len();
@@ -180,7 +181,8 @@ pub struct ChunkView<'w, Q: WorldQuery> {
 impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     /// # Safety
     /// `cached` was found in `arch` (by `Q::archetype_fetch`), which owns `chunk`; the caller
-    /// has the query's access to the chunk for `'w`, and hands out one view per chunk.
+    /// has the query's access to the chunk for `'w`, and hands out one view per chunk; `tick`
+    /// was handed out by `world` (writers stamp it).
     pub(crate) unsafe fn new(
         world: &'w World,
         cached: &Q::ArchetypeFetch,

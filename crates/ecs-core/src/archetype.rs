@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::signature::Signature;
 
@@ -86,6 +86,15 @@ const ABSENT: u16 = u16::MAX;
 ///    `len` is the sum of chunk lengths. No chunk is empty.
 /// 4. Every chunk was allocated for `layout`.
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
+/// 6. The archetype agrees with the component registry ([`Components`]) of the world that owns
+///    it: every `columns[c].id` is registered there, and `columns[c]`'s name, size and drop
+///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new`] gives for the
+///    infos' sizes and alignments (so each column is aligned for its type, and
+///    [`Archetype::split_row`] divides by the capacity those types give).
+///
+/// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
+/// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
+/// checks every invariant here.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -736,6 +745,58 @@ impl Archetype {
                     unsafe { drop(base.as_ptr().add(r * meta.size)) }
                 }
             }
+        }
+    }
+
+    /// Asserts invariant 6 against `components`, the registry of the world that owns this
+    /// archetype, and the layout half of invariant 1.
+    pub(crate) fn check_registry(&self, components: &Components) {
+        let id = self.id;
+        let mut specs = Vec::with_capacity(self.columns.len());
+        for (c, meta) in self.columns.iter().enumerate() {
+            assert!(
+                meta.id.index() < components.len(),
+                "{id:?}: column {c} has unregistered component {:?}",
+                meta.id
+            );
+            let info = components.info(meta.id);
+            assert_eq!(info.id(), meta.id, "{id:?}: registry entry of column {c}");
+            assert_eq!(meta.name, info.name(), "{id:?}: type of column {c}");
+            assert_eq!(meta.size, info.size(), "{id:?}: size of column {c}");
+            let same_drop = match (meta.drop, info.drop_fn()) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
+                _ => false,
+            };
+            assert!(same_drop, "{id:?}: drop glue of column {c}");
+            assert_eq!(
+                (meta.offset, meta.size),
+                (self.layout.offset(c), self.layout.size(c)),
+                "{id:?}: column {c} disagrees with the layout"
+            );
+            specs.push(ColumnSpec {
+                size: info.size(),
+                align: info.align(),
+            });
+        }
+        let fresh = ChunkLayout::new(self.layout.chunk_size(), &specs)
+            .expect("an archetype's row fits its chunk");
+        assert_eq!(
+            fresh.capacity(),
+            self.layout.capacity(),
+            "{id:?}: capacity disagrees with the registry's types"
+        );
+        assert_eq!(
+            fresh.align(),
+            self.layout.align(),
+            "{id:?}: chunk alignment disagrees with the registry's types"
+        );
+        for c in 0..specs.len() {
+            assert_eq!(
+                fresh.offset(c),
+                self.layout.offset(c),
+                "{id:?}: offset of column {c} disagrees with the registry's types"
+            );
         }
     }
 

@@ -53,6 +53,9 @@ pub type Tick = u64;
 /// 2. For every live entity `e` at `Location { archetype, row }`, row `row` of that archetype
 ///    has entity id `e`, and every row of every archetype belongs to a live entity there.
 /// 3. `change_tick` only grows.
+/// 4. `archetypes` agrees with `components` (`Archetypes` invariants 4 and 5): every column
+///    type is registered with the size, alignment and drop glue it is stored with, and every
+///    cached edge leads to the source's signature plus or minus exactly its bundle.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -798,7 +801,7 @@ impl World {
     /// world.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        self.archetypes.check();
+        self.archetypes.check(&self.components);
         let archetypes = self.archetypes.as_slice();
         self.entities.check(|index, loc| {
             let Some(arch) = archetypes.get(loc.archetype.index()) else {

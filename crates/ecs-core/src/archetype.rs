@@ -421,6 +421,18 @@ impl Archetype {
         }
     }
 
+    /// Whether `addr` (from [`Archetype::addr`] of this archetype) still names one of its
+    /// chunks at the base address it recorded, and a row within capacity: what `Chunk`
+    /// invariant 4 promises until that chunk is released. For debug assertions.
+    #[inline]
+    pub(crate) fn holds_addr(&self, addr: RowAddr) -> bool {
+        addr.r < self.layout.capacity()
+            && self
+                .chunks
+                .get(addr.chunk)
+                .is_some_and(|chunk| chunk.data() == addr.data)
+    }
+
     /// The entity id stored at `addr` (from [`Archetype::addr`] of this archetype).
     ///
     /// # Panics
@@ -452,12 +464,15 @@ impl Archetype {
     /// and `col` is in range.
     #[inline(always)]
     pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
-        debug_assert!(col < self.columns.len() && addr.r < self.layout.capacity());
+        debug_assert!(col < self.columns.len(), "column {col} out of range");
+        debug_assert!(self.holds_addr(addr), "stale row address");
         // SAFETY: `col < columns.len()` (caller contract, checked in debug builds).
         let meta = unsafe { self.columns.get_unchecked(col) };
         let offset = meta.offset + addr.r * meta.size;
         // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
-        // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
+        // `col` of that chunk (`ChunkLayout` invariant 1); the chunk is still allocated (no
+        // chunk released since: caller contract) at the address `addr` recorded (`Chunk`
+        // invariant 4), both checked by `holds_addr` in debug builds.
         unsafe { addr.data.add(offset) }
     }
 

@@ -323,6 +323,12 @@ const INLINE_COLUMNS: usize = 8;
 ///    column are initialised; rows `len..` are not.
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
 ///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
+/// 4. The block at `data` never moves, and is not freed while the chunk is in an archetype
+///    (in its chunk list or as its spare): `data` is set once in `new` and freed only in
+///    `drop`. Moving the `Chunk` value (when an archetype's chunk list or the world's
+///    archetype list reallocates) moves only this handle, so an address computed from `data`
+///    (an archetype `RowAddr`) stays valid until the archetype releases that chunk. Row moves
+///    keep such an address across the edge lookup, which may add archetypes.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -426,7 +432,7 @@ impl Chunk {
         self.data.cast()
     }
 
-    /// The chunk's base address.
+    /// The chunk's base address, the same for the chunk's whole life (invariant 4).
     #[inline]
     pub(crate) fn data(&self) -> NonNull<u8> {
         self.data

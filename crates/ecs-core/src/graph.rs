@@ -439,6 +439,49 @@ mod tests {
         graph
     }
 
+    /// A component type per `I`, so each insert below reaches a new archetype.
+    struct N<const I: usize>(usize);
+
+    /// Adds an `N<I>` to each entity. The first insert builds an edge to a new archetype, which
+    /// may reallocate the archetype list while `World::insert` holds the row's chunk address.
+    fn add<const I: usize>(world: &mut crate::World, entities: &[crate::Entity]) {
+        for (k, &e) in entities.iter().enumerate() {
+            world.insert_one(e, N::<I>(k)).unwrap();
+        }
+        world.check_invariants();
+    }
+
+    #[test]
+    fn row_addresses_survive_the_archetype_list_growing() {
+        // `Chunk` invariant 4: moving `Archetype` values does not move their chunks' blocks.
+        // Under Miri a stale address would be a use-after-free; natively `holds_addr` asserts.
+        let mut world = crate::World::with_test_chunk_size(256);
+        let entities: Vec<_> = (0..5)
+            .map(|k| world.spawn((k.to_string(), k as u8)))
+            .collect();
+        let before = world.archetypes().len();
+        add::<0>(&mut world, &entities);
+        add::<1>(&mut world, &entities);
+        add::<2>(&mut world, &entities);
+        add::<3>(&mut world, &entities);
+        add::<4>(&mut world, &entities);
+        add::<5>(&mut world, &entities);
+        add::<6>(&mut world, &entities);
+        add::<7>(&mut world, &entities);
+        add::<8>(&mut world, &entities);
+        assert_eq!(world.archetypes().len(), before + 9);
+        for (k, &e) in entities.iter().enumerate() {
+            assert_eq!(world.get::<String>(e), Ok(&k.to_string()));
+            assert_eq!(world.get::<N<0>>(e).map(|n| n.0), Ok(k));
+            assert_eq!(world.get::<N<8>>(e).map(|n| n.0), Ok(k));
+            assert_eq!(
+                world.remove::<(N<4>, String)>(e).map(|(n, s)| (n.0, s)),
+                Ok((k, k.to_string()))
+            );
+        }
+        world.check_invariants();
+    }
+
     #[test]
     fn check_accepts_the_graph_it_builds() {
         let mut components = Components::default();

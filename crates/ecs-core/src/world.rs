@@ -306,11 +306,14 @@ impl World {
         let (loc, from) = self
             .locate_row(entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
-        // `from` stays valid below: finding or making an edge adds archetypes but never frees
-        // a chunk.
+        // `from` keeps the base address of the row's chunk across the edge lookup, which may
+        // add archetypes and so move every `Archetype` value. It stays valid because a chunk's
+        // block never moves or is freed while its archetype holds it (`Chunk` invariant 4),
+        // and finding or making an edge releases no chunk.
         let (edge, archetypes) = self
             .archetypes
             .insert_edge::<B>(loc.archetype, &mut self.components);
+        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
         let replaced;
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
@@ -403,10 +406,11 @@ impl World {
         let (loc, from) = self
             .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
-        // `from` stays valid below, as in `insert`.
+        // `from` stays valid across the edge lookup by `Chunk` invariant 4, as in `insert`.
         let (edge, archetypes) = self
             .archetypes
             .remove_edge::<B>(loc.archetype, &mut self.components);
+        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
         let (target, bundle_cols, src_to_dst) = match edge {
             RemoveEdge::Missing(id) => {
                 let component = self.components.info(*id).name();

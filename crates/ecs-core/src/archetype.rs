@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
-use crate::component::{ComponentId, ComponentInfo};
+use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::signature::Signature;
 
@@ -86,6 +86,15 @@ const ABSENT: u16 = u16::MAX;
 ///    `len` is the sum of chunk lengths. No chunk is empty.
 /// 4. Every chunk was allocated for `layout`.
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
+/// 6. The archetype agrees with the component registry ([`Components`]) of the world that owns
+///    it: every `columns[c].id` is registered there, and `columns[c]`'s name, size and drop
+///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new`] gives for the
+///    infos' sizes and alignments (so each column is aligned for its type, and
+///    [`Archetype::split_row`] divides by the capacity those types give).
+///
+/// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
+/// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
+/// checks every invariant here.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -412,6 +421,18 @@ impl Archetype {
         }
     }
 
+    /// Whether `addr` (from [`Archetype::addr`] of this archetype) still names one of its
+    /// chunks at the base address it recorded, and a row within capacity: what `Chunk`
+    /// invariant 4 promises until that chunk is released. For debug assertions.
+    #[inline]
+    pub(crate) fn holds_addr(&self, addr: RowAddr) -> bool {
+        addr.r < self.layout.capacity()
+            && self
+                .chunks
+                .get(addr.chunk)
+                .is_some_and(|chunk| chunk.data() == addr.data)
+    }
+
     /// The entity id stored at `addr` (from [`Archetype::addr`] of this archetype).
     ///
     /// # Panics
@@ -443,12 +464,15 @@ impl Archetype {
     /// and `col` is in range.
     #[inline(always)]
     pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
-        debug_assert!(col < self.columns.len() && addr.r < self.layout.capacity());
+        debug_assert!(col < self.columns.len(), "column {col} out of range");
+        debug_assert!(self.holds_addr(addr), "stale row address");
         // SAFETY: `col < columns.len()` (caller contract, checked in debug builds).
         let meta = unsafe { self.columns.get_unchecked(col) };
         let offset = meta.offset + addr.r * meta.size;
         // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
-        // `col` of that chunk (`ChunkLayout` invariant 1), which is still allocated.
+        // `col` of that chunk (`ChunkLayout` invariant 1); the chunk is still allocated (no
+        // chunk released since: caller contract) at the address `addr` recorded (`Chunk`
+        // invariant 4), both checked by `holds_addr` in debug builds.
         unsafe { addr.data.add(offset) }
     }
 
@@ -736,6 +760,58 @@ impl Archetype {
                     unsafe { drop(base.as_ptr().add(r * meta.size)) }
                 }
             }
+        }
+    }
+
+    /// Asserts invariant 6 against `components`, the registry of the world that owns this
+    /// archetype, and the layout half of invariant 1.
+    pub(crate) fn check_registry(&self, components: &Components) {
+        let id = self.id;
+        let mut specs = Vec::with_capacity(self.columns.len());
+        for (c, meta) in self.columns.iter().enumerate() {
+            assert!(
+                meta.id.index() < components.len(),
+                "{id:?}: column {c} has unregistered component {:?}",
+                meta.id
+            );
+            let info = components.info(meta.id);
+            assert_eq!(info.id(), meta.id, "{id:?}: registry entry of column {c}");
+            assert_eq!(meta.name, info.name(), "{id:?}: type of column {c}");
+            assert_eq!(meta.size, info.size(), "{id:?}: size of column {c}");
+            let same_drop = match (meta.drop, info.drop_fn()) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
+                _ => false,
+            };
+            assert!(same_drop, "{id:?}: drop glue of column {c}");
+            assert_eq!(
+                (meta.offset, meta.size),
+                (self.layout.offset(c), self.layout.size(c)),
+                "{id:?}: column {c} disagrees with the layout"
+            );
+            specs.push(ColumnSpec {
+                size: info.size(),
+                align: info.align(),
+            });
+        }
+        let fresh = ChunkLayout::new(self.layout.chunk_size(), &specs)
+            .expect("an archetype's row fits its chunk");
+        assert_eq!(
+            fresh.capacity(),
+            self.layout.capacity(),
+            "{id:?}: capacity disagrees with the registry's types"
+        );
+        assert_eq!(
+            fresh.align(),
+            self.layout.align(),
+            "{id:?}: chunk alignment disagrees with the registry's types"
+        );
+        for c in 0..specs.len() {
+            assert_eq!(
+                fresh.offset(c),
+                self.layout.offset(c),
+                "{id:?}: offset of column {c} disagrees with the registry's types"
+            );
         }
     }
 

@@ -90,6 +90,10 @@ impl ChunkLayout {
     ///
     /// Returns `None` when not even one row fits.
     ///
+    /// # Panics
+    /// If more than `u32::MAX` rows would fit (a chunk of tens of GiB): archetype rows are
+    /// `u32`, and [`ChunkLayout::split_row`] divides by the capacity as a `u32`.
+    ///
     /// ```
     /// # use ecs_core::{ChunkLayout, ColumnSpec};
     /// let layout = ChunkLayout::new(4096, &[ColumnSpec { size: 8, align: 8 }]).unwrap();
@@ -116,11 +120,18 @@ impl ChunkLayout {
             .iter()
             .map(|c| c.align)
             .fold(CHUNK_ALIGN, usize::max);
+        // A truncated divisor would make `split_row` point rows at the wrong chunk.
+        let Ok(divisor) = u32::try_from(capacity) else {
+            panic!(
+                "a {chunk_size}-byte chunk would hold {capacity} rows, \
+                 more than the u32::MAX rows an archetype can number"
+            )
+        };
         Some(Self {
             chunk_size,
             align,
             capacity,
-            by_capacity: FastDiv::new(capacity as u32),
+            by_capacity: FastDiv::new(divisor),
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
         })
@@ -312,6 +323,12 @@ const INLINE_COLUMNS: usize = 8;
 ///    column are initialised; rows `len..` are not.
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
 ///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
+/// 4. The block at `data` never moves, and is not freed while the chunk is in an archetype
+///    (in its chunk list or as its spare): `data` is set once in `new` and freed only in
+///    `drop`. Moving the `Chunk` value (when an archetype's chunk list or the world's
+///    archetype list reallocates) moves only this handle, so an address computed from `data`
+///    (an archetype `RowAddr`) stays valid until the archetype releases that chunk. Row moves
+///    keep such an address across the edge lookup, which may add archetypes.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -415,7 +432,7 @@ impl Chunk {
         self.data.cast()
     }
 
-    /// The chunk's base address.
+    /// The chunk's base address, the same for the chunk's whole life (invariant 4).
     #[inline]
     pub(crate) fn data(&self) -> NonNull<u8> {
         self.data
@@ -499,18 +516,68 @@ impl Chunk {
         self.changed[col].load(Ordering::Relaxed)
     }
 
-    /// Records a write access to component column `col` at `tick`.
+    /// Records a write access to component column `col` at `tick`, through `&mut self`: the
+    /// world's own writers (`get_mut`, `insert`, chunk reuse) hold the chunk exclusively.
+    #[inline]
+    pub(crate) fn mark_changed(&mut self, col: usize, tick: u64) {
+        self.changed[col].store(tick, Ordering::Relaxed);
+    }
+
+    /// Records a write access to component column `col` at `tick` through a shared reference:
+    /// the unchecked twin of the crate-private `mark_changed(&mut self)`, for the query layer,
+    /// whose writers reach chunks through `&World`.
+    ///
+    /// Change ticks are how `ecs_query::Changed<T>` learns that a column was written, so only
+    /// a writer may stamp them. Safe code holding `&World` or `&Chunk` cannot:
+    ///
+    /// ```compile_fail,E0133
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// chunk.mark_changed_unchecked(0, 42); // `unsafe`: needs write access to column 0
+    /// ```
+    ///
+    /// and the safe, `&mut self` stamp is private to `ecs-core`:
+    ///
+    /// ```compile_fail,E0624
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// chunk.mark_changed(0, 42); // private to the crate that owns the ticks
+    /// ```
+    ///
+    /// # Safety
+    /// - The caller holds write access to column `col` of this chunk for the write being
+    ///   recorded: `&mut World`, or a query element that declared a write of that column and
+    ///   whose access the query layer (or a scheduler) has checked against every other access
+    ///   running meanwhile. In practice only `ecs-query`'s writers (`RefRW<T>`, `&mut T`) and
+    ///   `ecs-core` itself call this.
+    /// - `tick` was handed out by this chunk's world (no later than its
+    ///   [`change_tick`](crate::World::change_tick)).
+    ///
+    /// Breaking these does not corrupt memory by itself (the tick is an atomic), but it
+    /// breaks the promise change detection makes to everything built on it, that a tick
+    /// records a write that happened; `unsafe` makes that promise the caller's to keep.
     ///
     /// ```
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
-    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// arch.chunks()[0].mark_changed(0, 42);
-    /// assert_eq!(arch.chunks()[0].changed_tick(0), 42);
+    /// let tick = world.change_tick();
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// // SAFETY: this example owns the world, so nothing else reads or writes column 0, and
+    /// // `tick` is the world's current tick.
+    /// unsafe { chunk.mark_changed_unchecked(0, tick) };
+    /// assert_eq!(chunk.changed_tick(0), tick);
     /// ```
     #[inline]
-    pub fn mark_changed(&self, col: usize, tick: u64) {
+    pub unsafe fn mark_changed_unchecked(&self, col: usize, tick: u64) {
+        debug_assert!(col < self.changed.len(), "column {col} out of range");
         self.changed[col].store(tick, Ordering::Relaxed);
     }
 
@@ -630,6 +697,27 @@ mod tests {
                 assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
             }
         }
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    #[should_panic(expected = "more than the u32::MAX rows")]
+    fn capacity_past_u32_panics_instead_of_truncating() {
+        // 2^35 bytes hold 2^32 entity ids: one more than `u32::MAX`. Truncated, the divisor
+        // would be 0 (and 2^32 + 8 rows would give 8).
+        let _ = ChunkLayout::new(1 << 35, &[]);
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn capacity_of_u32_max_rows_is_accepted() {
+        // The largest capacity that converts: `u32::MAX` rows of 8-byte entity ids, no column.
+        let layout = ChunkLayout::new(u32::MAX as usize * 8, &[]).expect("fits");
+        assert_eq!(layout.capacity(), u32::MAX as usize);
+        assert_eq!(
+            layout.split_row(u32::MAX as usize - 1),
+            (0, u32::MAX as usize - 1)
+        );
     }
 
     #[test]

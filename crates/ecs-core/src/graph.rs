@@ -103,6 +103,20 @@ impl<E> EdgeList<E> {
 /// 2. `by_signature` maps each archetype's signature to its id, and nothing else.
 /// 3. Every cached edge is what building it afresh would give, and each archetype's last-used
 ///    edge entries agree with its maps.
+/// 4. Edges move exactly the bundle's components. Call `B` the bundle's ids, in tuple order.
+///    - Insert edge from `s` to `t`: `B[i]` is the id of `t`'s column `bundle_cols[i]`;
+///      `t.signature == s.signature ∪ B`; `overwrite[i] == s` has `B[i]`; `src_to_dst[c]` is
+///      `t`'s column of the id of `s`'s column `c`; `t == s` iff every `overwrite[i]`.
+///    - Remove `Move` edge from `s` to `t`: `B[i]` is the id of `s`'s column `bundle_cols[i]`;
+///      `t.signature == s.signature \ B`; `src_to_dst[c]` is `REMOVED` if that column's id is
+///      in `B`, else `t`'s column of it; `t == s` iff `B` is empty.
+///    - Remove `Missing(id)` edge: `id` is registered and `s` lacks it.
+/// 5. Every archetype agrees with the world's component registry (`Archetype` invariant 6).
+///
+/// `World::insert` / `remove` copy each source column into `src_to_dst[c]` with the source's
+/// size and write or read bundle values through `bundle_cols` as the bundle's types, checking
+/// neither in release builds: 4 and 5 are what make those copies land in same-typed cells.
+/// `World::check_invariants` checks all five.
 pub struct Archetypes {
     list: Vec<Archetype>,
     edges: Vec<Edges>,
@@ -268,8 +282,9 @@ impl Archetypes {
         }
     }
 
-    /// Asserts invariants 1–3 (edge targets have the signature the edge implies).
-    pub(crate) fn check(&self) {
+    /// Asserts invariants 1–5 against `components`, the registry of the world that owns this
+    /// graph.
+    pub(crate) fn check(&self, components: &Components) {
         assert_eq!(self.list.len(), self.edges.len());
         assert!(
             self.list[0].signature().is_empty(),
@@ -293,35 +308,228 @@ impl Archetypes {
             if let Some((key, at)) = edges.remove.last {
                 assert_eq!(edges.remove.at.get(&key), Some(&at), "last remove edge");
             }
+            arch.check_registry(components);
             for edge in &edges.insert.list {
-                let target = &self.list[edge.target.index()];
-                assert!(
-                    target.signature().is_superset(arch.signature()),
-                    "insert edge target"
-                );
-                for (c, id) in arch.component_ids().enumerate() {
-                    assert_eq!(target.column(id), Some(edge.src_to_dst[c] as usize));
-                }
+                self.check_insert_edge(arch, edge);
             }
             for edge in &edges.remove.list {
-                if let RemoveEdge::Move {
-                    target, src_to_dst, ..
-                } = edge
-                {
-                    let target = &self.list[target.index()];
-                    assert!(
-                        arch.signature().is_superset(target.signature()),
-                        "remove edge target"
-                    );
-                    for (c, id) in arch.component_ids().enumerate() {
-                        assert_eq!(
-                            target.column(id).map_or(REMOVED, |c| c as u32),
-                            src_to_dst[c],
-                            "remove edge column map"
-                        );
-                    }
-                }
+                self.check_remove_edge(arch, edge, components);
             }
         }
+    }
+
+    /// Asserts invariant 4 for one insert edge out of `src`.
+    fn check_insert_edge(&self, src: &Archetype, edge: &InsertEdge) {
+        let at = src.id();
+        let target = self
+            .list
+            .get(edge.target.index())
+            .unwrap_or_else(|| panic!("{at:?}: insert edge to missing {:?}", edge.target));
+        let dst_ids: Vec<ComponentId> = target.component_ids().collect();
+        assert_eq!(
+            edge.bundle_cols.len(),
+            edge.overwrite.len(),
+            "{at:?}: insert edge lengths"
+        );
+        let mut expected = src.signature().clone();
+        for (i, (&col, &overwrite)) in edge.bundle_cols.iter().zip(&edge.overwrite).enumerate() {
+            let id = *dst_ids
+                .get(col as usize)
+                .unwrap_or_else(|| panic!("{at:?}: insert edge element {i} has no column"));
+            assert_eq!(
+                overwrite,
+                src.signature().contains(id),
+                "{at:?}: insert edge overwrite flag {i}"
+            );
+            expected.insert(id);
+        }
+        assert_eq!(
+            target.signature(),
+            &expected,
+            "{at:?}: insert edge target is not the source plus the bundle"
+        );
+        assert_eq!(
+            edge.target == at,
+            edge.overwrite.iter().all(|&o| o),
+            "{at:?}: insert edge loops unless it only overwrites"
+        );
+        assert_eq!(edge.src_to_dst.len(), src.component_ids().len());
+        for (c, id) in src.component_ids().enumerate() {
+            assert_eq!(
+                target.column(id),
+                Some(edge.src_to_dst[c] as usize),
+                "{at:?}: insert edge column map"
+            );
+        }
+    }
+
+    /// Asserts invariant 4 for one remove edge out of `src`.
+    fn check_remove_edge(&self, src: &Archetype, edge: &RemoveEdge, components: &Components) {
+        let at = src.id();
+        let (target, bundle_cols, src_to_dst) = match edge {
+            RemoveEdge::Missing(id) => {
+                assert!(
+                    id.index() < components.len(),
+                    "{at:?}: remove edge names unregistered {id:?}"
+                );
+                assert!(
+                    !src.signature().contains(*id),
+                    "{at:?}: remove edge calls present {id:?} missing"
+                );
+                return;
+            }
+            RemoveEdge::Move {
+                target,
+                bundle_cols,
+                src_to_dst,
+            } => (*target, bundle_cols, src_to_dst),
+        };
+        let dst = self
+            .list
+            .get(target.index())
+            .unwrap_or_else(|| panic!("{at:?}: remove edge to missing {target:?}"));
+        let src_ids: Vec<ComponentId> = src.component_ids().collect();
+        let mut expected = src.signature().clone();
+        let mut removed = Signature::new();
+        for (i, &col) in bundle_cols.iter().enumerate() {
+            let id = *src_ids
+                .get(col as usize)
+                .unwrap_or_else(|| panic!("{at:?}: remove edge element {i} has no column"));
+            expected.remove(id);
+            removed.insert(id);
+        }
+        assert_eq!(
+            dst.signature(),
+            &expected,
+            "{at:?}: remove edge target is not the source minus the bundle"
+        );
+        assert_eq!(
+            target == at,
+            bundle_cols.is_empty(),
+            "{at:?}: remove edge loops unless the bundle is empty"
+        );
+        assert_eq!(src_to_dst.len(), src_ids.len());
+        for (c, &id) in src_ids.iter().enumerate() {
+            let want = if removed.contains(id) {
+                REMOVED
+            } else {
+                dst.column(id).expect("kept ids are in the target") as u32
+            };
+            assert_eq!(src_to_dst[c], want, "{at:?}: remove edge column map");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A graph with edges `{} -> {u32} -> {u32, u8}` and back, built against `components`.
+    fn graph(components: &mut Components) -> Archetypes {
+        let mut graph = Archetypes::new(256);
+        let one = graph
+            .insert_edge::<(u32,)>(ArchetypeId::EMPTY, components)
+            .0
+            .target;
+        let two = graph.insert_edge::<(u8,)>(one, components).0.target;
+        graph.insert_edge::<(u32,)>(two, components); // overwrites: loops
+        graph.remove_edge::<(u8,)>(two, components);
+        graph.remove_edge::<(char,)>(two, components); // missing
+        graph.remove_edge::<()>(two, components); // empty: loops
+        graph
+    }
+
+    /// A component type per `I`, so each insert below reaches a new archetype.
+    struct N<const I: usize>(usize);
+
+    /// Adds an `N<I>` to each entity. The first insert builds an edge to a new archetype, which
+    /// may reallocate the archetype list while `World::insert` holds the row's chunk address.
+    fn add<const I: usize>(world: &mut crate::World, entities: &[crate::Entity]) {
+        for (k, &e) in entities.iter().enumerate() {
+            world.insert_one(e, N::<I>(k)).unwrap();
+        }
+        world.check_invariants();
+    }
+
+    #[test]
+    fn row_addresses_survive_the_archetype_list_growing() {
+        // `Chunk` invariant 4: moving `Archetype` values does not move their chunks' blocks.
+        // Under Miri a stale address would be a use-after-free; natively `holds_addr` asserts.
+        let mut world = crate::World::with_test_chunk_size(256);
+        let entities: Vec<_> = (0..5)
+            .map(|k| world.spawn((k.to_string(), k as u8)))
+            .collect();
+        let before = world.archetypes().len();
+        add::<0>(&mut world, &entities);
+        add::<1>(&mut world, &entities);
+        add::<2>(&mut world, &entities);
+        add::<3>(&mut world, &entities);
+        add::<4>(&mut world, &entities);
+        add::<5>(&mut world, &entities);
+        add::<6>(&mut world, &entities);
+        add::<7>(&mut world, &entities);
+        add::<8>(&mut world, &entities);
+        assert_eq!(world.archetypes().len(), before + 9);
+        for (k, &e) in entities.iter().enumerate() {
+            assert_eq!(world.get::<String>(e), Ok(&k.to_string()));
+            assert_eq!(world.get::<N<0>>(e).map(|n| n.0), Ok(k));
+            assert_eq!(world.get::<N<8>>(e).map(|n| n.0), Ok(k));
+            assert_eq!(
+                world.remove::<(N<4>, String)>(e).map(|(n, s)| (n.0, s)),
+                Ok((k, k.to_string()))
+            );
+        }
+        world.check_invariants();
+    }
+
+    #[test]
+    fn check_accepts_the_graph_it_builds() {
+        let mut components = Components::default();
+        graph(&mut components).check(&components);
+    }
+
+    #[test]
+    #[should_panic(expected = "insert edge target is not the source plus the bundle")]
+    fn check_catches_an_edge_to_the_wrong_archetype() {
+        let mut components = Components::default();
+        let mut graph = graph(&mut components);
+        // `{} + (u32,)` pointed at `{u32, u8}`, whose column 0 is still `u32`.
+        graph.edges[0].insert.list[0].target = ArchetypeId::new(2);
+        graph.check(&components);
+    }
+
+    #[test]
+    #[should_panic(expected = "remove edge column map")]
+    fn check_catches_a_remove_edge_that_keeps_a_removed_column() {
+        let mut components = Components::default();
+        let mut graph = graph(&mut components);
+        let RemoveEdge::Move { src_to_dst, .. } = &mut graph.edges[2].remove.list[0] else {
+            panic!("`{{u32, u8}} - (u8,)` is a move");
+        };
+        let u8_col = graph.list[2]
+            .column(components.id::<u8>().unwrap())
+            .unwrap();
+        src_to_dst[u8_col] = 0;
+        graph.check(&components);
+    }
+
+    #[test]
+    #[should_panic(expected = "type of column 0")]
+    fn check_catches_columns_that_disagree_with_the_registry() {
+        let mut components = Components::default();
+        let graph = graph(&mut components);
+        // Another world's registry, where id 0 is a `u64` rather than a `u32`.
+        let mut other = Components::default();
+        other.register::<u64>();
+        other.register::<u8>();
+        graph.check(&other);
+    }
+
+    #[test]
+    #[should_panic(expected = "has unregistered component")]
+    fn check_catches_columns_missing_from_the_registry() {
+        let mut components = Components::default();
+        let graph = graph(&mut components);
+        graph.check(&Components::default());
     }
 }

@@ -53,6 +53,9 @@ pub type Tick = u64;
 /// 2. For every live entity `e` at `Location { archetype, row }`, row `row` of that archetype
 ///    has entity id `e`, and every row of every archetype belongs to a live entity there.
 /// 3. `change_tick` only grows.
+/// 4. `archetypes` agrees with `components` (`Archetypes` invariants 4 and 5): every column
+///    type is registered with the size, alignment and drop glue it is stored with, and every
+///    cached edge leads to the source's signature plus or minus exactly its bundle.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -303,11 +306,14 @@ impl World {
         let (loc, from) = self
             .locate_row(entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
-        // `from` stays valid below: finding or making an edge adds archetypes but never frees
-        // a chunk.
+        // `from` keeps the base address of the row's chunk across the edge lookup, which may
+        // add archetypes and so move every `Archetype` value. It stays valid because a chunk's
+        // block never moves or is freed while its archetype holds it (`Chunk` invariant 4),
+        // and finding or making an edge releases no chunk.
         let (edge, archetypes) = self
             .archetypes
             .insert_edge::<B>(loc.archetype, &mut self.components);
+        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
         let replaced;
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
@@ -400,10 +406,11 @@ impl World {
         let (loc, from) = self
             .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
-        // `from` stays valid below, as in `insert`.
+        // `from` stays valid across the edge lookup by `Chunk` invariant 4, as in `insert`.
         let (edge, archetypes) = self
             .archetypes
             .remove_edge::<B>(loc.archetype, &mut self.components);
+        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
         let (target, bundle_cols, src_to_dst) = match edge {
             RemoveEdge::Missing(id) => {
                 let component = self.components.info(*id).name();
@@ -622,7 +629,8 @@ impl World {
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let tick = self.change_tick();
         let (ptr, chunk, col) = self.component_cell::<T>(entity)?;
-        chunk.mark_changed(col, tick);
+        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick.
+        unsafe { chunk.mark_changed_unchecked(col, tick) };
         // SAFETY: as in `get`, and `&mut self` makes this the only reference.
         Ok(unsafe { ptr.cast::<T>().as_mut() })
     }
@@ -815,7 +823,7 @@ impl World {
     /// world.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        self.archetypes.check();
+        self.archetypes.check(&self.components);
         let archetypes = self.archetypes.as_slice();
         self.entities.check(|index, loc| {
             let Some(arch) = archetypes.get(loc.archetype.index()) else {

@@ -352,3 +352,89 @@ fn alternating_bundle_types_take_the_right_edges() {
         world.check_invariants();
     }
 }
+
+#[test]
+fn invariants_hold_after_many_random_moves() {
+    // Seeded random inserts and removes of one- and two-type bundles over six types (a
+    // zero-sized one, an over-aligned one, a `String` with drop glue), on small chunks so
+    // moves cross chunk boundaries. Every move builds or reuses an edge; `check_invariants`
+    // re-derives each cached edge (target = source plus or minus exactly the bundle) and each
+    // archetype's columns from the registry after every step, and a bitmask model says what
+    // each entity has.
+    let mut world = World::with_test_chunk_size(512);
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut model: Vec<(Entity, u8)> = (0..40).map(|_| (world.spawn(()), 0)).collect();
+    for _ in 0..1500 {
+        let k = next() as usize % model.len();
+        let (e, has) = model[k];
+        let bits = match next() % 9 {
+            // One type, then two-type bundles (each pair is its own edge key).
+            n @ 0..=5 => 1 << n,
+            6 => 0b000011,
+            7 => 0b010100,
+            _ => 0b101000,
+        };
+        if next() % 2 == 0 {
+            match bits {
+                0b000001 => world.insert_one(e, Position { x: 1.0, y: 2.0 }),
+                0b000010 => world.insert_one(e, Velocity { x: 3.0, y: 4.0 }),
+                0b000100 => world.insert_one(e, Health(k as i32)),
+                0b001000 => world.insert_one(e, k.to_string()),
+                0b010000 => world.insert_one(e, Tag),
+                0b100000 => world.insert_one(e, Aligned(k as u64)),
+                0b000011 => world.insert(
+                    e,
+                    (Velocity { x: 3.0, y: 4.0 }, Position { x: 1.0, y: 2.0 }),
+                ),
+                0b010100 => world.insert(e, (Tag, Health(k as i32))),
+                _ => world.insert(e, (Aligned(k as u64), k.to_string())),
+            }
+            .unwrap();
+            model[k].1 = has | bits;
+        } else {
+            let ok = match bits {
+                0b000001 => world.remove::<(Position,)>(e).is_ok(),
+                0b000010 => world.remove::<(Velocity,)>(e).is_ok(),
+                0b000100 => world.remove::<(Health,)>(e).is_ok(),
+                0b001000 => world.remove::<(String,)>(e).is_ok(),
+                0b010000 => world.remove::<(Tag,)>(e).is_ok(),
+                0b100000 => world.remove::<(Aligned,)>(e).is_ok(),
+                0b000011 => world.remove::<(Velocity, Position)>(e).is_ok(),
+                0b010100 => world.remove::<(Tag, Health)>(e).is_ok(),
+                _ => world.remove::<(Aligned, String)>(e).is_ok(),
+            };
+            assert_eq!(
+                ok,
+                has & bits == bits,
+                "remove succeeds iff every type is present"
+            );
+            if ok {
+                model[k].1 = has & !bits;
+            }
+        }
+        world.check_invariants();
+    }
+    for &(e, has) in &model {
+        let present = [
+            world.has::<Position>(e),
+            world.has::<Velocity>(e),
+            world.has::<Health>(e),
+            world.has::<String>(e),
+            world.has::<Tag>(e),
+            world.has::<Aligned>(e),
+        ];
+        for (bit, present) in present.into_iter().enumerate() {
+            assert_eq!(present, has & (1 << bit) != 0, "{e:?} type {bit}");
+        }
+    }
+    assert!(
+        world.archetypes().len() > 20,
+        "the moves reached many archetypes"
+    );
+}

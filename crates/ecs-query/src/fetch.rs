@@ -256,7 +256,10 @@ pub unsafe trait WorldQuery {
     /// Column pointers for one chunk; writers stamp `tick`.
     ///
     /// # Safety
-    /// `cached` came from [`WorldQuery::archetype_fetch`] for the archetype that owns `chunk`.
+    /// - `cached` came from [`WorldQuery::archetype_fetch`] for the archetype that owns `chunk`.
+    /// - The caller holds the access [`WorldQuery::update_access`] declares to `chunk` while
+    ///   the fetch is used, and `tick` was handed out by the chunk's world: writers stamp it
+    ///   with [`Chunk::mark_changed_unchecked`], whose contract this forwards.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -290,7 +293,8 @@ pub unsafe trait WorldQuery {
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let cached = RefRW::<u32>::archetype_fetch(&state, arch);
     /// let tick = world.change_tick();
-    /// // SAFETY: `cached` was found in the archetype that owns the chunk.
+    /// // SAFETY: `cached` was found in the archetype that owns the chunk; this example owns
+    /// // the world, so the write of `u32` it declares conflicts with nothing.
     /// let mut fetch = unsafe { RefRW::<u32>::fetch(&cached, &arch.chunks()[0], tick) };
     /// // SAFETY: row 0 exists and is handed out once; nothing else accesses the world meanwhile.
     /// *unsafe { RefRW::<u32>::item(&mut fetch, 0) } = 8;
@@ -642,7 +646,9 @@ macro_rules! write_element {
 
             #[inline(always)]
             unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, tick: Tick) -> NonNull<$T> {
-                chunk.mark_changed(column.index(), tick);
+                // SAFETY: the caller holds the write of `T`'s column this element declared, and
+                // `tick` is the running query's tick (caller contract).
+                unsafe { chunk.mark_changed_unchecked(column.index(), tick) };
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }
             }

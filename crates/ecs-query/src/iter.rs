@@ -66,7 +66,8 @@ where
 {
     /// # Safety
     /// The caller has the access `D` declares for as long as `'w` (see
-    /// `QueryState::iter_unchecked`), and `state` is `world`'s, with its cache up to date.
+    /// `QueryState::iter_unchecked`), `state` is `world`'s with its cache up to date, and
+    /// `tick` was handed out by `world` (writers stamp it).
     pub(crate) unsafe fn new(
         world: &'w World,
         state: &'s QueryState<Q, F>,
@@ -132,7 +133,7 @@ where
                     let i = arch.chunks().len() - self.chunks.len() - 1;
                     state.prefetch_next(k, arch, i);
                     // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
-                    // which owns `chunk`.
+                    // which owns `chunk`; access and `tick` are the creator's contract.
                     self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
                     self.row = 0;
                     self.len = chunk.len();
@@ -193,7 +194,8 @@ pub struct ChunkView<'w, Q: WorldQuery> {
 impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     /// # Safety
     /// `cached` was found in `arch` (by `Q::archetype_fetch`), which owns `chunk`; the caller
-    /// has the query's access to the chunk for `'w`, and hands out one view per chunk.
+    /// has the query's access to the chunk for `'w`, and hands out one view per chunk; `tick`
+    /// was handed out by `world` (writers stamp it).
     pub(crate) unsafe fn new(
         world: &'w World,
         cached: &Q::ArchetypeFetch,

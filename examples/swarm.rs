@@ -7,8 +7,10 @@
 //! - `orbit` moves the attractor (a resource) around a circle;
 //! - `steering` pulls every velocity towards the attractor (`par_for_each`, leaders harder);
 //! - `movement` integrates positions a chunk at a time (`for_each_chunk`, plain slices);
-//! - `lifetime` counts lifetimes down, and despawns and respawns the expired through
-//!   `Commands`, so the population stays constant;
+//! - `lifetime` counts lifetimes down in parallel, and despawns and respawns the expired
+//!   through `par_for_each_commands` (a command buffer per task, applied in row order, so the
+//!   respawned particles and their ids are the same on any number of threads), keeping the
+//!   population constant;
 //! - `stats` sums positions and speeds for the summary.
 //!
 //! `lifetime` shares nothing with the first three, so the schedule runs it beside them; `stats`
@@ -20,6 +22,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ecs::prelude::*;
@@ -98,6 +101,13 @@ impl Default for Rng {
 }
 
 impl Rng {
+    /// A generator for one stream, mixed from `seed`.
+    fn seeded(seed: u64) -> Self {
+        let mut rng = Self(Self::default().0 ^ seed);
+        rng.next_u64();
+        rng
+    }
+
     fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -180,24 +190,30 @@ fn movement(mut q: Query<(RefRW<Position>, RefRO<Velocity>)>, time: Res<Time>) {
 fn lifetime(
     mut q: Query<(Entity, RefRW<Lifetime>, Option<RefRO<Leader>>)>,
     time: Res<Time>,
-    mut rng: Local<Rng>,
+    mut frame: Local<u64>,
     mut respawns: ResMut<Respawns>,
     mut commands: Commands,
 ) {
     let dt = time.0;
-    q.for_each(|(entity, life, leader)| {
+    *frame += 1;
+    let frame = *frame;
+    let expired = AtomicU64::new(0);
+    q.par_for_each_commands(&mut commands, |cmds, (entity, life, leader)| {
         life.0 -= dt;
         if life.0 <= 0.0 {
-            commands.despawn(entity);
-            let fresh = rng.particle();
+            cmds.despawn(entity);
+            // Seeded by the particle and the frame rather than drawn from one shared
+            // generator, so the newcomer does not depend on which thread got there first.
+            let fresh = Rng::seeded(entity.to_bits() ^ frame.rotate_left(40)).particle();
             if leader.is_some() {
-                commands.spawn((fresh.0, fresh.1, fresh.2, Leader));
+                cmds.spawn((fresh.0, fresh.1, fresh.2, Leader));
             } else {
-                commands.spawn(fresh);
+                cmds.spawn(fresh);
             }
-            respawns.0 += 1;
+            expired.fetch_add(1, Ordering::Relaxed);
         }
     });
+    respawns.0 += expired.into_inner();
 }
 
 fn stats(mut q: Query<(RefRO<Position>, RefRO<Velocity>)>, mut out: ResMut<Stats>) {

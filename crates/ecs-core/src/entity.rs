@@ -449,6 +449,51 @@ impl Entities {
         *slot = Slot::vacant(generation);
     }
 
+    /// Snapshot support: one word per slot into `out`, 0 for a live slot (its generation is
+    /// the id in its row), else the generation the vacant slot hands out next. Pending
+    /// reservations are left out: their slots are still vacant and on the free list.
+    pub(crate) fn export_slots(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            self.slots
+                .iter()
+                .map(|s| if s.is_live() { 0 } else { s.word }),
+        );
+    }
+
+    /// Snapshot support: the whole free list, reserved entries included.
+    pub(crate) fn free_list(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Snapshot support: replaces the table with `slots` (as [`Entities::export_slots`]
+    /// writes them) and `free`. Slots marked 0 are left vacant with no generation: the caller
+    /// must [`Entities::place_live`] each of them before the table is used again.
+    pub(crate) fn restore_slots(&mut self, slots: &[u32], free: &[u32]) {
+        self.slots.clear();
+        self.slots.extend(slots.iter().map(|&word| Slot {
+            archetype: ArchetypeId::INVALID,
+            word,
+        }));
+        self.free.clear();
+        self.free.extend_from_slice(free);
+        self.free_cursor
+            .store(self.free.len() as i64, Ordering::Relaxed);
+        self.live = 0;
+    }
+
+    /// Snapshot support: makes slot `index` live at `location` (its id is stored there).
+    #[inline]
+    pub(crate) fn place_live(&mut self, index: u32, location: Location) {
+        let slot = &mut self.slots[index as usize];
+        debug_assert!(
+            !slot.is_live() && slot.word == 0,
+            "slot {index} placed twice"
+        );
+        *slot = Slot::live(location);
+        self.live += 1;
+    }
+
     /// Checks invariants 1–3; `live_at` answers whether the storage holds the entity with
     /// slot index `index` at `loc`.
     pub(crate) fn check(&self, mut live_at: impl FnMut(u32, Location) -> bool) {

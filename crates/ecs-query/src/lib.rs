@@ -55,6 +55,7 @@ mod fetch;
 mod filter;
 #[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
 mod iter;
+mod pod;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -68,5 +69,6 @@ pub use error::QueryError;
 pub use fetch::{ArchetypeColumn, ExactQuery, ReadOnlyQuery, RefRO, RefRW, WorldQuery};
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
+pub use pod::PodColumns;
 pub use state::QueryState;
 pub use world_ext::{QueryBorrow, QueryExt};

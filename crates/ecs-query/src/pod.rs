@@ -72,3 +72,30 @@ impl<Q: WorldQuery> PodColumns for ChunkView<'_, Q> {
         bytemuck::cast_slice_mut(self.column_mut::<T>())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ecs_core::World;
+
+    use super::*;
+    use crate::{QueryExt, RefRO};
+
+    #[test]
+    fn bytes_follow_the_column_and_bad_casts_panic() {
+        let mut world = World::new();
+        world.spawn(([1u8, 2, 3],));
+        world.spawn(([4u8, 5, 6],));
+        world.query::<RefRO<[u8; 3]>>().for_each_chunk(|view| {
+            assert_eq!(view.column_bytes::<[u8; 3]>(), [1, 2, 3, 4, 5, 6]);
+            assert_eq!(
+                view.column_as::<[u8; 3], [u8; 2]>(),
+                [[1, 2], [3, 4], [5, 6]]
+            );
+            // Six bytes are not a whole number of `u32`s: bytemuck refuses, loudly.
+            let bad = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                view.column_as::<[u8; 3], [u8; 4]>().len()
+            }));
+            assert!(bad.is_err());
+        });
+    }
+}

@@ -449,16 +449,33 @@ impl Entities {
         *slot = Slot::vacant(generation);
     }
 
-    /// Snapshot support: one word per slot into `out`, 0 for a live slot (its generation is
-    /// the id in its row), else the generation the vacant slot hands out next. Pending
-    /// reservations are left out: their slots are still vacant and on the free list.
-    pub(crate) fn export_slots(&self, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend(
-            self.slots
-                .iter()
-                .map(|s| if s.is_live() { 0 } else { s.word }),
-        );
+    /// Snapshot support: the vacant slots, without walking the table in the common case.
+    /// Writes the generation each free-list entry hands out next into `free_generations` (in
+    /// free-list order) and the retired slots into `retired`, and returns the slot count.
+    /// Pending reservations are left out: their slots are still vacant and on the free list.
+    pub(crate) fn export_vacant(
+        &self,
+        free_generations: &mut Vec<u32>,
+        retired: &mut Vec<u32>,
+    ) -> u32 {
+        free_generations.clear();
+        free_generations.extend(self.free.iter().map(|&i| self.slots[i as usize].word));
+        retired.clear();
+        // Vacant slots are the free list plus the retired ones (invariants 2 and 3).
+        let vacant = self.slots.len() - self.live as usize;
+        if vacant > self.free.len() {
+            let mut on_free = vec![false; self.slots.len()];
+            for &i in &self.free {
+                on_free[i as usize] = true;
+            }
+            retired.extend(
+                self.slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| (!s.is_live() && !on_free[i]).then_some(i as u32)),
+            );
+        }
+        self.slots.len() as u32
     }
 
     /// Snapshot support: the whole free list, reserved entries included.
@@ -466,15 +483,29 @@ impl Entities {
         &self.free
     }
 
-    /// Snapshot support: replaces the table with `slots` (as [`Entities::export_slots`]
-    /// writes them) and `free`. Slots marked 0 are left vacant with no generation: the caller
-    /// must [`Entities::place_live`] each of them before the table is used again.
-    pub(crate) fn restore_slots(&mut self, slots: &[u32], free: &[u32]) {
-        self.slots.clear();
-        self.slots.extend(slots.iter().map(|&word| Slot {
+    /// Snapshot support: replaces the table with `count` slots, where `free[i]` is vacant with
+    /// next generation `free_generations[i]` and on the free list in that order, `retired` are
+    /// vacant at `u32::MAX`, and every other slot is left without a location: the caller must
+    /// [`Entities::place_live`] each of them before the table is used again.
+    pub(crate) fn restore_slots(
+        &mut self,
+        count: u32,
+        free: &[u32],
+        free_generations: &[u32],
+        retired: &[u32],
+    ) {
+        let unplaced = Slot {
             archetype: ArchetypeId::INVALID,
-            word,
-        }));
+            word: 0,
+        };
+        self.slots.clear();
+        self.slots.resize(count as usize, unplaced);
+        for (&i, &generation) in free.iter().zip(free_generations) {
+            self.slots[i as usize].word = generation;
+        }
+        for &i in retired {
+            self.slots[i as usize].word = u32::MAX;
+        }
         self.free.clear();
         self.free.extend_from_slice(free);
         self.free_cursor

@@ -1,7 +1,8 @@
 //! Snapshots: save a world, put it back exactly, prove two worlds agree.
 //!
 //! [`World::snapshot`] captures everything needed to restore the world: the entity table
-//! (every slot's generation and the free list, in order, so later spawns return the same ids),
+//! (the slot count, the free list in order with each free slot's next generation, and the
+//! retired slots, so later spawns return the same ids; live slots' generations are in the rows),
 //! every archetype's rows (entity ids, then one buffer per column), the resources that opted in
 //! and the change tick. [`World::restore`] puts it back.
 //!
@@ -9,8 +10,9 @@
 //! Snapshot
 //! ├── change_tick
 //! ├── components   [name, size, align, TypeId (in memory only), pod?]  (the ones used)
-//! ├── slots        [u32; slots]: 0 = live (its generation is in its row), else next generation
-//! ├── free         [u32]: the free list, in order
+//! ├── slot_count   every other slot is live, its generation in its row
+//! ├── free         [(index, next generation)]: the free list, in order
+//! ├── retired      [index]: slots at generation u32::MAX, never reused
 //! ├── archetypes   in archetype-id order, each
 //! │     ├── components [index into `components`]
 //! │     ├── entities   [Entity; rows]          (rows in storage order)
@@ -81,8 +83,10 @@ use registry::{ClonedColumn, ColumnKind, ResourceValue};
 pub struct Snapshot {
     change_tick: Tick,
     components: Vec<ComponentEntry>,
-    slots: Vec<u32>,
+    slot_count: u32,
     free: Vec<u32>,
+    free_generations: Vec<u32>,
+    retired: Vec<u32>,
     archetypes: Vec<ArchetypeData>,
     resources: Vec<ResourceEntry>,
 }
@@ -412,7 +416,9 @@ impl World {
             }
         }
 
-        self.entities_for_snapshot().export_slots(&mut snap.slots);
+        snap.slot_count = self
+            .entities_for_snapshot()
+            .export_vacant(&mut snap.free_generations, &mut snap.retired);
         snap.free.clear();
         snap.free
             .extend_from_slice(self.entities_for_snapshot().free_list());
@@ -494,12 +500,17 @@ impl World {
             .collect();
 
         let tick = self.change_tick().max(snap.change_tick);
-        self.empty_for_restore();
+        let mut reuse = self.empty_for_restore();
         self.raise_change_tick(tick);
 
         let chunk_size = self.chunk_size();
         let (entities, components, archetypes) = self.parts_mut();
-        entities.restore_slots(&snap.slots, &snap.free);
+        entities.restore_slots(
+            snap.slot_count,
+            &snap.free,
+            &snap.free_generations,
+            &snap.retired,
+        );
         for ((data, target), cloned) in snap
             .archetypes
             .iter()
@@ -537,10 +548,13 @@ impl World {
                     }
                 }
             };
+            let mut none = Vec::new();
+            let chunks = reuse.get_mut(id.index()).unwrap_or(&mut none);
             // SAFETY: `arch` was emptied above and each snapshot archetype has a target of its
             // own (distinct component sets map to distinct signatures), so it is still empty;
-            // `fill` initialises every row it is handed and, copying only, cannot unwind.
-            unsafe { arch.fill_empty(tick, rows, fill) };
+            // `chunks` are the ones `take_chunks` took from this very archetype; `fill`
+            // initialises every row it is handed and, copying only, cannot unwind.
+            unsafe { arch.fill_empty(tick, rows, chunks, fill) };
             for (row, &e) in data.entities.iter().enumerate() {
                 entities.place_live(
                     e.index(),
@@ -686,8 +700,9 @@ impl World {
 
     /// Empties every archetype without running user code where it can: a world whose columns
     /// need no drop (pod components, tags) just forgets its rows, since the entity table is
-    /// rebuilt next; otherwise [`World::clear`], which is panic-safe.
-    fn empty_for_restore(&mut self) {
+    /// rebuilt next, and hands back each archetype's chunks for the refill to reuse (no
+    /// allocation, no page faults); otherwise [`World::clear`], which is panic-safe.
+    fn empty_for_restore(&mut self) -> Vec<Vec<Chunk>> {
         let components = self.components();
         let any_drop = self.archetypes().iter().any(|arch| {
             !arch.is_empty()
@@ -697,12 +712,20 @@ impl World {
         });
         if any_drop {
             self.clear();
-        } else {
-            let (_, _, archetypes) = self.parts_mut();
-            for arch in archetypes.as_mut_slice() {
-                arch.clear();
-            }
+            return Vec::new();
         }
+        let (_, _, archetypes) = self.parts_mut();
+        archetypes
+            .as_mut_slice()
+            .iter_mut()
+            .map(|arch| {
+                let mut chunks = Vec::new();
+                if !arch.is_empty() {
+                    arch.take_chunks(&mut chunks);
+                }
+                chunks
+            })
+            .collect()
     }
 }
 

@@ -453,21 +453,25 @@ fn structural_lies_with_a_valid_checksum_are_caught() {
     lie[row + 4] = 2;
     let err = Snapshot::from_bytes(&reseal(lie)).unwrap_err();
     assert!(matches!(err, SnapshotError::Corrupt { .. }), "{err:?}");
-    // Claim slot 1 is retired: its row then has no live slot.
-    // Slots: n = 2, [generation 2 (free), 0 (live)]; then the free list: n = 1, [0].
-    let slots = find(&[2, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
-    let mut lie = bytes.clone();
-    lie[slots + 8..slots + 12].copy_from_slice(&u32::MAX.to_le_bytes());
-    let err = Snapshot::from_bytes(&reseal(lie)).unwrap_err();
-    assert!(err.to_string().contains("has no live slot"), "{err}");
-    // Claim slot 1 is vacant but not free: a leaked slot.
-    let mut lie = bytes.clone();
-    lie[slots + 8] = 5;
-    let err = Snapshot::from_bytes(&reseal(lie)).unwrap_err();
-    assert!(
-        err.to_string().contains("neither free nor retired"),
-        "{err}"
-    );
+    // Slots: count 2; free list n = 1, [(slot 0, generation 2)]; retired n = 0.
+    let slots = find(&[2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    let lie = |at: usize, value: u32| {
+        let mut v = bytes.clone();
+        v[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        Snapshot::from_bytes(&reseal(v)).unwrap_err().to_string()
+    };
+    // Slot 1 on the free list: `b`'s row then has no live slot.
+    let err = lie(slots + 8, 1);
+    assert!(err.contains("entity 1v1 has no live slot"), "{err}");
+    // A free slot whose next generation is 0.
+    let err = lie(slots + 12, 0);
+    assert!(err.contains("free slot 0 has generation 0"), "{err}");
+    // Three slots: the third is live but no row holds it.
+    let err = lie(slots, 3);
+    assert!(err.contains("live slot 2 has no row"), "{err}");
+    // A billion slots in a small buffer: refused before allocating a table for them.
+    let err = lie(slots, 1 << 30);
+    assert!(err.contains("truncated"), "{err}");
 }
 
 #[test]
@@ -641,4 +645,30 @@ fn tags_and_empty_entities_round_trip() {
     assert!(other.contains(e) && other.has::<Tag>(t) && other.has::<Tag>(th));
     assert_eq!(other.get::<Hp>(th), Ok(&Hp(4)));
     assert_eq!(other.state_hash(), world.state_hash());
+}
+
+#[test]
+fn retired_slots_stay_retired_through_bytes() {
+    let mut world = pod_world(256);
+    let old = world.spawn((Hp(1),));
+    let keep = world.spawn((Hp(2),));
+    world.despawn(old).unwrap();
+    world.set_slot_generation_for_tests(old.index(), std::num::NonZeroU32::new(u32::MAX).unwrap());
+    let last = world.spawn((Hp(3),));
+    assert_eq!((last.index(), last.generation()), (old.index(), u32::MAX));
+    world.despawn(last).unwrap(); // retired now
+    let free = world.spawn(());
+    world.despawn(free).unwrap(); // a free slot beside the retired one
+    let bytes = world.snapshot().unwrap().to_bytes().unwrap();
+    let mut other = pod_world(128);
+    other
+        .restore(&Snapshot::from_bytes(&bytes).unwrap())
+        .unwrap();
+    other.check_invariants();
+    assert_eq!(other.get::<Hp>(keep), Ok(&Hp(2)));
+    for _ in 0..3 {
+        let (a, b) = (world.spawn(()), other.spawn(()));
+        assert_eq!(a, b);
+        assert_ne!(a.index(), old.index(), "a retired slot came back");
+    }
 }

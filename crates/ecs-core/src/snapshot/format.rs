@@ -7,8 +7,9 @@
 //! magic "ECSSNAP\0" | version u32 = 1 | byte-order mark u32 (native 0x01020304) | tick u64
 //! components  n u32, then n × { name (u32 length + UTF-8), size u32, align u32 }
 //! resources   n u32, then n × { name, size u32, align u32, present u8, size bytes if present }
-//! slots       n u32, then n × u32   (0 = live, else the vacant slot's next generation)
-//! free list   n u32, then n × u32
+//! slots       count u32            (every slot not listed below is live)
+//! free list   n u32, then n × { index u32, next generation u32 }, in free-list order
+//! retired     n u32, then n × index u32   (vacant at generation u32::MAX, never reused)
 //! archetypes  n u32, then n × { k u32, k × component index u32 (ascending),
 //!                               rows u32, rows × entity u64, k × (rows × size) bytes }
 //! checksum    u64 over everything before it
@@ -16,7 +17,7 @@
 //!
 //! [`Snapshot::from_bytes`] checks every length against the bytes left before allocating, the
 //! checksum, and every rule a snapshot taken from a world obeys (each live slot in exactly one
-//! row with its generation; the free list holds exactly the vacant, unretired slots; component
+//! row, the free and retired slots never in one; free generations non-zero; component
 //! indices ascending; no two archetypes with one component set; names unique), so whatever it
 //! accepts restores into a consistent world. It never interprets component bytes: they are
 //! written only into types the restoring world registered as `Pod`.
@@ -85,7 +86,7 @@ impl Snapshot {
                         .sum::<usize>()
             })
             .sum();
-        let mut w = Writer(Vec::with_capacity(data + self.slots.len() * 4 + 1024));
+        let mut w = Writer(Vec::with_capacity(data + self.free.len() * 8 + 1024));
         w.0.extend_from_slice(&MAGIC);
         w.u32(VERSION);
         w.0.extend_from_slice(&BYTE_ORDER.to_ne_bytes());
@@ -110,8 +111,13 @@ impl Snapshot {
                 None => w.0.push(0),
             }
         }
-        w.u32s(&self.slots);
-        w.u32s(&self.free);
+        w.u32(self.slot_count);
+        w.len(self.free.len());
+        for (&i, &g) in self.free.iter().zip(&self.free_generations) {
+            w.u32(i);
+            w.u32(g);
+        }
+        w.u32s(&self.retired);
         w.len(self.archetypes.len());
         for a in &self.archetypes {
             w.u32s(&a.components);
@@ -375,36 +381,56 @@ impl<'a> Reader<'a> {
         }
 
         let slots_at = self.at;
-        let slots = self.u32s()?;
+        let slot_count = self.u32()?;
         let free_at = self.at;
-        let free = self.u32s()?;
-        // Free list: vacant slots, each once; every other vacant slot retired (`u32::MAX`).
-        let mut on_free = vec![false; slots.len()];
-        for (i, &index) in free.iter().enumerate() {
-            let at = free_at + 4 + 4 * i;
-            match slots.get(index as usize) {
+        let n = self.count(8)?;
+        let mut free = Vec::with_capacity(n);
+        let mut free_generations = Vec::with_capacity(n);
+        for _ in 0..n {
+            free.push(self.u32()?);
+            free_generations.push(self.u32()?);
+        }
+        let retired_at = self.at;
+        let retired = self.u32s()?;
+        // Every other slot is live and needs a row of at least 8 bytes: check before
+        // allocating the per-slot table, so a huge count in a small buffer is refused.
+        let live_slots = (slot_count as usize).saturating_sub(free.len() + retired.len());
+        let left = self.bytes.len() - self.at;
+        if live_slots.saturating_mul(8) > left {
+            return Err(SnapshotError::Truncated {
+                at: slots_at,
+                needed: live_slots.saturating_mul(8) - left,
+            });
+        }
+        // Per slot: 0 live (until a row claims it, then 3), 1 free, 2 retired.
+        let mut state = vec![0u8; slot_count as usize];
+        for (i, (&index, &generation)) in free.iter().zip(&free_generations).enumerate() {
+            let at = free_at + 4 + 8 * i;
+            match state.get(index as usize) {
                 None => return Err(self.corrupt(at, format!("free slot {index} out of range"))),
-                Some(0) => return Err(self.corrupt(at, format!("free slot {index} is live"))),
-                Some(_) if on_free[index as usize] => {
+                Some(0) => state[index as usize] = 1,
+                Some(_) => {
                     return Err(self.corrupt(at, format!("slot {index} twice on the free list")))
                 }
-                Some(_) => on_free[index as usize] = true,
+            }
+            if generation == 0 {
+                return Err(self.corrupt(at, format!("free slot {index} has generation 0")));
             }
         }
-        for (index, &word) in slots.iter().enumerate() {
-            if word != 0 && word != u32::MAX && !on_free[index] {
-                return Err(self.corrupt(
-                    slots_at + 4 + 4 * index,
-                    format!("vacant slot {index} is neither free nor retired"),
-                ));
+        for (i, &index) in retired.iter().enumerate() {
+            let at = retired_at + 4 + 4 * i;
+            match state.get(index as usize) {
+                None => return Err(self.corrupt(at, format!("retired slot {index} out of range"))),
+                Some(0) => state[index as usize] = 2,
+                Some(_) => {
+                    return Err(self.corrupt(at, format!("retired slot {index} listed twice")))
+                }
             }
         }
-        drop(on_free);
 
         let n = self.count(8)?;
         let mut archetypes = Vec::with_capacity(n);
         let mut sets = HashSet::new();
-        let mut placed = vec![false; slots.len()];
         let mut live = 0usize;
         for _ in 0..n {
             let at = self.at;
@@ -428,12 +454,10 @@ impl<'a> Reader<'a> {
                 let Some(e) = Entity::from_bits(bits) else {
                     return Err(self.corrupt(at, format!("entity {bits:#x} has generation 0")));
                 };
-                let index = e.index() as usize;
-                if slots.get(index) != Some(&0) {
-                    return Err(self.corrupt(at, format!("entity {e:?} has no live slot")));
-                }
-                if std::mem::replace(&mut placed[index], true) {
-                    return Err(self.corrupt(at, format!("entity {e:?} appears twice")));
+                match state.get(e.index() as usize) {
+                    Some(0) => state[e.index() as usize] = 3,
+                    Some(3) => return Err(self.corrupt(at, format!("entity {e:?} appears twice"))),
+                    _ => return Err(self.corrupt(at, format!("entity {e:?} has no live slot"))),
                 }
                 entities.push(e);
             }
@@ -452,13 +476,7 @@ impl<'a> Reader<'a> {
                 columns,
             });
         }
-        let live_slots = slots.iter().filter(|&&w| w == 0).count();
-        if live != live_slots {
-            let missing = placed
-                .iter()
-                .zip(&slots)
-                .position(|(&p, &w)| w == 0 && !p)
-                .unwrap_or(0);
+        if let Some(missing) = state.iter().position(|&s| s == 0) {
             return Err(self.corrupt(
                 slots_at,
                 format!("live slot {missing} has no row ({live} rows for {live_slots} live slots)"),
@@ -476,8 +494,10 @@ impl<'a> Reader<'a> {
         Ok(Snapshot {
             change_tick,
             components,
-            slots,
+            slot_count,
             free,
+            free_generations,
+            retired,
             archetypes,
             resources,
         })

@@ -815,6 +815,61 @@ impl Archetype {
         }
     }
 
+    /// Empties the archetype without dropping anything, moving its chunks (emptied) to `into`
+    /// for [`Archetype::fill_empty`] to reuse: a restore then neither frees nor allocates.
+    /// Values of columns that need a drop would leak, so it is for drop-free archetypes.
+    pub(crate) fn take_chunks(&mut self, into: &mut Vec<Chunk>) {
+        debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
+        self.len = 0;
+        into.extend(self.chunks.drain(..).map(|mut chunk| {
+            chunk.set_len(0);
+            chunk
+        }));
+    }
+
+    /// Fills this empty archetype with `rows` rows, a fresh chunk at a time (for restoring a
+    /// snapshot): `fill(ids, bases, first, count)` gets the chunk's entity-id column, the base
+    /// of each of its component columns (in column order) and the archetype rows
+    /// `first..first + count` the chunk takes, and writes rows `0..count` of each. Chunks are
+    /// taken from `reuse` (chunks [`Archetype::take_chunks`] took from this archetype) before
+    /// any is allocated.
+    ///
+    /// # Safety
+    /// - The archetype is empty.
+    /// - Every chunk in `reuse` was taken from this archetype by `take_chunks`.
+    /// - `fill` initialises rows `0..count` of the entity column and of every column it is
+    ///   handed, with values of each column's type, and does not unwind.
+    pub(crate) unsafe fn fill_empty(
+        &mut self,
+        tick: u64,
+        rows: usize,
+        reuse: &mut Vec<Chunk>,
+        mut fill: impl FnMut(NonNull<Entity>, &[NonNull<u8>], usize, usize),
+    ) {
+        debug_assert!(self.is_empty());
+        let cap = self.layout.capacity();
+        let mut first = 0;
+        while first < rows {
+            let count = (rows - first).min(cap);
+            if self.spare.is_none() {
+                // An emptied chunk of this archetype: a valid spare (invariants 4 and 5).
+                self.spare = reuse.pop();
+            }
+            self.push_chunk(tick);
+            let chunk = self.chunks.last().expect("just pushed");
+            debug_assert!(chunk.is_empty(), "a pushed chunk is new or the empty spare");
+            let bases: SmallVec<[NonNull<u8>; 12]> = (0..self.columns.len())
+                .map(|c| self.column_base(chunk, c))
+                .collect();
+            fill(chunk.entity_ptr(), &bases, first, count);
+            let chunk = self.chunks.last_mut().expect("just pushed");
+            chunk.set_len(count);
+            chunk.mark_structural(tick);
+            self.len += count;
+            first += count;
+        }
+    }
+
     /// Asserts invariants 1–3 and 5; `entity_at` checks that the entity table points back here.
     pub(crate) fn check(&self, mut entity_at: impl FnMut(Entity, usize)) {
         let ids: Vec<_> = self.columns.iter().map(|c| c.id).collect();

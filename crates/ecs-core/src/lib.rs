@@ -50,6 +50,11 @@ mod resource;
 mod signature;
 #[expect(
     unsafe_code,
+    reason = "copies pod columns as bytes and moves cloned values into chunks"
+)]
+mod snapshot;
+#[expect(
+    unsafe_code,
     reason = "writes batch rows through the archetype's unsafe row API"
 )]
 mod spawn_batch;
@@ -67,10 +72,14 @@ pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };
 pub use entity::{Entities, Entity, Location};
-pub use error::{ComponentError, EntityError, WorldError};
+pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, WorldLayout};
 pub use resource::Resources;
 pub use signature::Signature;
+pub use snapshot::{Snapshot, Unregistered};
 pub use spawn_batch::SpawnBatch;
 pub use world::{Tick, World, WorldId};
+
+/// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.
+pub use bytemuck;

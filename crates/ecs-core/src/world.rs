@@ -22,6 +22,7 @@ use crate::error::{ComponentError, EntityError, WorldError};
 use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::layout::WorldLayout;
 use crate::resource::Resources;
+use crate::snapshot::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 
 /// Identifies one world, so that cached query state can refuse another world.
@@ -73,6 +74,7 @@ pub struct World {
     pub(crate) resources: Resources,
     change_tick: AtomicU64,
     chunk_size: usize,
+    pub(crate) snapshots: SnapshotRegistry,
 }
 
 impl Default for World {
@@ -141,6 +143,7 @@ impl World {
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
             chunk_size,
+            snapshots: SnapshotRegistry::default(),
         }
     }
 
@@ -764,6 +767,23 @@ impl World {
             &mut self.components,
             &mut self.archetypes,
         )
+    }
+
+    /// The entity table, for the snapshot module.
+    pub(crate) fn entities_for_snapshot(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The archetype with exactly `signature`, if any.
+    pub(crate) fn archetypes_find(&self, signature: &crate::Signature) -> Option<ArchetypeId> {
+        self.archetypes.find(signature)
+    }
+
+    /// Raises the change tick to `tick` (never lowers it: invariant 3).
+    pub(crate) fn raise_change_tick(&mut self, tick: Tick) {
+        if tick > self.change_tick() {
+            self.change_tick.store(tick, Ordering::Relaxed);
+        }
     }
 
     // ----- change ticks ---------------------------------------------------------------------

@@ -57,6 +57,7 @@ mod filter;
 mod iter;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
+mod pod;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -74,5 +75,6 @@ pub use fetch::{
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use par::Parallelism;
+pub use pod::PodColumns;
 pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

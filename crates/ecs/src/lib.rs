@@ -52,6 +52,10 @@ pub mod prelude {
     pub use ecs_sched::{
         CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
     };
+
+    // Snapshots, rollback and pod column views (issue 17).
+    pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
+    pub use ecs_query::PodColumns;
 }
 
 /// The README's quickstart, compiled and run as a doctest.

@@ -16,7 +16,27 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Marker for the types a world can store: every `Send + Sync + 'static` type.
+/// Marker for the types a world can store: every `Send + Sync + 'static` type except tuples.
+///
+/// A tuple is never a component: `world.spawn(((a, b), c))` would otherwise store one
+/// component of type `(A, B)` and no `A` or `B`, and every query for `A` would silently skip
+/// the entity. A registry therefore refuses a tuple type the first time it sees one, with a
+/// panic that names it (see [`ComponentInfo::of`]). Spawn the elements as separate components,
+/// or give the pair a name: a newtype around a tuple is an ordinary component.
+///
+/// ```
+/// # use ecs_core::World;
+/// struct Pair((u8, u16)); // a named wrapper is fine
+/// let mut world = World::new();
+/// let e = world.spawn((Pair((1, 2)), 'x'));
+/// assert_eq!(world.get::<Pair>(e).unwrap().0, (1, 2));
+/// ```
+///
+/// ```should_panic
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.spawn(((1u8, 2u16), 'x')); // panics, naming `(u8, u16)`
+/// ```
 ///
 /// ```
 /// # use ecs_core::{Component, World};
@@ -92,7 +112,20 @@ impl ComponentInfo {
     /// assert_eq!(info.id(), ComponentId::from_index(3));
     /// assert!(info.drop_fn().is_some());
     /// ```
+    ///
+    /// # Panics
+    /// If `T` is a tuple (its name starts with `(`, the unit type included): a tuple is never a
+    /// component (see [`Component`]). The message names the tuple and says how to fix it.
+    ///
+    /// ```should_panic
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// ComponentInfo::of::<(u32, f32)>(ComponentId::from_index(0));
+    /// ```
     pub fn of<T: Component>(id: ComponentId) -> Self {
+        let name = type_name::<T>();
+        if name.starts_with('(') {
+            refuse_tuple(name);
+        }
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
         unsafe fn drop_ptr<T>(ptr: *mut u8) {
@@ -102,7 +135,7 @@ impl ComponentInfo {
         Self {
             id,
             type_id: TypeId::of::<T>(),
-            name: type_name::<T>(),
+            name,
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
         }
@@ -185,6 +218,16 @@ impl ComponentInfo {
     pub fn drop_fn(&self) -> Option<unsafe fn(*mut u8)> {
         self.drop
     }
+}
+
+/// The panic of [`ComponentInfo::of`] for a tuple type, out of line (it is cold).
+#[cold]
+#[track_caller]
+fn refuse_tuple(name: &str) -> ! {
+    panic!(
+        "`{name}` is a tuple, which is never a component: spawn its elements as separate \
+         components, or wrap it in a named struct (a nested tuple in a bundle is not flattened)"
+    )
 }
 
 /// Hasher for `TypeId` keys: a `TypeId` already is a well-mixed hash, so this just keeps the

@@ -297,8 +297,9 @@ impl RegistryId {
 /// 1. `infos[i].id().index() == i`, and `by_type` maps each registered `TypeId` to its id.
 /// 2. Registration only appends: an id, once handed out, names the same type for the life of
 ///    the registry.
-/// 3. `id` is unique in the process, and a registry is never cloned: whoever holds an id built
-///    against this registry can check that with [`Components::registry_id`].
+/// 3. `id` is unique in the process, and a registry is never cloned (a [fork](Components::fork)
+///    is a new registry with an id of its own): whoever holds an id built against this
+///    registry can check that with [`Components::registry_id`].
 ///
 /// A registry that data is stored against (a `World`'s) must never be *replaced* (by
 /// `std::mem::swap`, `replace` or `take`): the stored columns would then be read through another
@@ -336,6 +337,34 @@ impl Components {
             id: RegistryId::next(),
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
+        }
+    }
+
+    /// A new registry, with a [`RegistryId`] of its own, that starts with every type of
+    /// `self` under the same ids and then grows on its own: ids below `self.len()` name the
+    /// same types in both, and ids the fork hands out later name types `self` had not seen
+    /// when forked, so no archetype built against `self` holds them.
+    ///
+    /// For looking a query's types up through `&World` (a read-only query needs ids, and
+    /// registering needs `&mut`). Ids taken from a fork stay meaningful for `self` only while
+    /// `self` registers nothing more.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// let a = components.register::<u32>();
+    /// let mut fork = components.fork();
+    /// assert_ne!(fork.registry_id(), components.registry_id());
+    /// assert_eq!(fork.register::<u32>(), a);
+    /// let b = fork.register::<char>();
+    /// assert_eq!(b.index(), 1);
+    /// assert_eq!(components.id::<char>(), None);
+    /// ```
+    pub fn fork(&self) -> Self {
+        Self {
+            id: RegistryId::next(),
+            infos: self.infos.clone(),
+            by_type: self.by_type.clone(),
         }
     }
 

@@ -57,6 +57,8 @@ mod filter;
 mod iter;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
+#[expect(unsafe_code, reason = "runs read-only queries through a shared world")]
+mod shared;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -74,5 +76,6 @@ pub use fetch::{
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use par::Parallelism;
+pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

@@ -43,14 +43,15 @@ pub use ecs_sched as sched;
 /// ```
 pub mod prelude {
     pub use ecs_core::{
-        Bundle, Component, ComponentError, Entity, EntityError, World, WorldError, WorldLayout,
+        Bundle, Component, ComponentError, Entity, EntityError, EntityRef, World, WorldError,
+        WorldLayout,
     };
     pub use ecs_query::{
-        Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW, With,
-        Without,
+        Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW,
+        SharedQuery, With, Without,
     };
     pub use ecs_sched::{
-        CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
+        CommandBuffer, CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
     };
 }
 

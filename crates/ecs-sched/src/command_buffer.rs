@@ -160,7 +160,9 @@ impl CommandBuffer {
     /// # use ecs_core::World;
     /// # use ecs_sched::CommandBuffer;
     /// let mut buffer = CommandBuffer::new();
-    /// buffer.add(|world| world.insert_resource(3u8));
+    /// buffer.add(|world| {
+    ///     world.insert_resource(3u8);
+    /// });
     /// let mut world = World::new();
     /// buffer.apply(&mut world);
     /// assert_eq!(world.get_resource::<u8>(), Some(&3));

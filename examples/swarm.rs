@@ -151,17 +151,22 @@ fn orbit(mut attractor: ResMut<Attractor>, time: Res<Time>) {
 
 const MAX_SPEED: f32 = 20.0;
 
-#[expect(
-    clippy::type_complexity,
-    reason = "a system's parameter types are its access declaration"
-)]
-fn steering(
-    mut q: Query<(RefRO<Position>, RefRW<Velocity>, Option<RefRO<Leader>>)>,
-    attractor: Res<Attractor>,
-    time: Res<Time>,
-) {
+/// What `steering` reads and writes.
+#[derive(Query)]
+struct Steer {
+    position: RefRO<Position>,
+    velocity: RefRW<Velocity>,
+    leader: Option<RefRO<Leader>>,
+}
+
+fn steering(mut q: Query<Steer>, attractor: Res<Attractor>, time: Res<Time>) {
     let (target, dt) = (attractor.at, time.0);
-    q.par_for_each(|(p, v, leader)| {
+    q.par_for_each(|item| {
+        let SteerItem {
+            position: p,
+            velocity: v,
+            leader,
+        } = item;
         let strength = if leader.is_some() { 30.0 } else { 10.0 };
         let (dx, dy) = (target.x - p.x, target.y - p.y);
         let inv = strength / (dx * dx + dy * dy).sqrt().max(1.0);

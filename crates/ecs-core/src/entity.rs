@@ -33,6 +33,26 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// A handle that no world ever issues (its index, `u32::MAX`, is past the last slot an
+    /// entity table may hold), for fields filled in later, like `Entity::PLACEHOLDER` in
+    /// bevy or `Entity::DANGLING` in hecs. Every lookup with it fails as for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, EntityError, World};
+    /// struct Target(Entity);
+    /// let mut world = World::new();
+    /// let hunter = world.spawn((Target(Entity::PLACEHOLDER),));
+    /// assert!(!world.contains(Entity::PLACEHOLDER));
+    /// assert_eq!(world.despawn(Entity::PLACEHOLDER), Err(EntityError::NoSuchEntity(Entity::PLACEHOLDER)));
+    /// let prey = world.spawn(());
+    /// world.get_mut::<Target>(hunter).unwrap().0 = prey;
+    /// assert_ne!(prey, Entity::PLACEHOLDER);
+    /// ```
+    pub const PLACEHOLDER: Self = Self {
+        index: u32::MAX,
+        generation: NonZeroU32::MAX,
+    };
+
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
         Self { index, generation }
     }

@@ -36,9 +36,12 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+#[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
+mod column;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 mod entity;
+mod entity_ref;
 mod error;
 mod graph;
 mod layout;
@@ -59,6 +62,7 @@ mod snapshot;
 )]
 mod spawn_batch;
 mod sync;
+mod take;
 #[expect(
     unsafe_code,
     reason = "moves rows along archetype edges with column copies"
@@ -72,6 +76,7 @@ pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };
 pub use entity::{Entities, Entity, Location};
+pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, WorldLayout};

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use ecs_core::{Archetype, Chunk, Component, Entity, Tick, World};
 
 use crate::access::Access;
+use crate::error::QueryError;
 use crate::fetch::{ExactQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::state::QueryState;
@@ -154,6 +155,37 @@ where
         // Without change filters nothing is skipped and `remaining` is exact.
         let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED;
         (if exact { self.remaining } else { 0 }, Some(self.remaining))
+    }
+}
+
+impl<'w, Q: WorldQuery, F: QueryFilter, D> QueryIter<'w, '_, Q, F, D>
+where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+{
+    /// The only item, for a query expected to match exactly one entity (a player, a camera).
+    /// Stops after the second item.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`], naming the query.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// assert!(matches!(world.query::<RefRO<u32>>().iter().single(), Err(QueryError::NoEntities { .. })));
+    /// world.spawn((1u32,));
+    /// assert_eq!(world.query::<RefRO<u32>>().iter().single(), Ok(&1));
+    /// world.spawn((2u32,));
+    /// let err = world.query::<RefRO<u32>>().iter().single().unwrap_err();
+    /// assert!(err.to_string().starts_with("more than one entity matches query"));
+    /// ```
+    pub fn single(mut self) -> Result<D::Item<'w>, QueryError> {
+        let query = type_name::<Q>();
+        let first = self.next().ok_or(QueryError::NoEntities { query })?;
+        match self.next() {
+            None => Ok(first),
+            Some(_) => Err(QueryError::MultipleEntities { query }),
+        }
     }
 }
 

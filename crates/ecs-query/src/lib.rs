@@ -58,6 +58,8 @@ mod iter;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
 mod pod;
+#[expect(unsafe_code, reason = "runs read-only queries through a shared world")]
+mod shared;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -76,5 +78,6 @@ pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use par::Parallelism;
 pub use pod::PodColumns;
+pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

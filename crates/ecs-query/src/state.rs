@@ -42,6 +42,14 @@ pub struct RunTicks {
 }
 
 impl RunTicks {
+    /// The window of a fresh query on `world`: its current tick, every change unseen.
+    pub(crate) fn fresh(world: &World) -> Self {
+        Self {
+            tick: world.change_tick(),
+            last_seen: 0,
+        }
+    }
+
     /// The tick this run stamps its writes with.
     pub fn tick(self) -> Tick {
         self.tick
@@ -111,7 +119,35 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let components = world.components_mut();
             (Q::init_state(components), F::init_state(components))
         };
-        let access = Self::compute_access(&query, &filter, world.components())
+        Self::from_states(world, world.components(), query, filter)
+    }
+
+    /// Builds the state of a read-only query through `&World`, for
+    /// [`QueryExt::query_ref`](crate::QueryExt::query_ref): the query's types are looked up
+    /// in a [fork](Components::fork) of the world's registry, which gives the types the world
+    /// knows their world ids and any other type an id no archetype of the world holds (so a
+    /// required one matches nothing and an optional one is absent).
+    ///
+    /// Crate-private, and the state must not outlive the `&World` borrow it was built under:
+    /// once the world registers more types, the fork's extra ids would name other types there.
+    pub(crate) fn new_shared(world: &World) -> Self
+    where
+        Q: ReadOnlyQuery,
+    {
+        let mut fork = world.components().fork();
+        let (query, filter) = (Q::init_state(&mut fork), F::init_state(&mut fork));
+        Self::from_states(world, &fork, query, filter)
+    }
+
+    /// The state for `query` and `filter`, whose ids come from `components`: the world's
+    /// registry or a fork of it.
+    fn from_states(
+        world: &World,
+        components: &Components,
+        query: Q::State,
+        filter: F::State,
+    ) -> Self {
+        let access = Self::compute_access(&query, &filter, components)
             .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
         let touched = access
             .access
@@ -433,6 +469,47 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_unchecked(world, entity) }
     }
 
+    /// The item of the only matched entity of a read-only query.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert!(matches!(state.single(&world), Err(QueryError::NoEntities { .. })));
+    /// world.spawn((7u32,));
+    /// assert_eq!(state.single(&world), Ok(&7));
+    /// ```
+    pub fn single<'w>(&mut self, world: &'w World) -> Result<Q::Item<'w>, QueryError>
+    where
+        Q: ReadOnlyQuery,
+    {
+        self.iter(world).single()
+    }
+
+    /// The item of the only matched entity, with write access.
+    ///
+    /// # Errors
+    /// As [`QueryState::single`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// *state.single_mut(&mut world).unwrap() += 1;
+    /// assert_eq!(world.get::<u32>(e), Ok(&8));
+    /// world.spawn((1u32,));
+    /// assert!(matches!(state.single_mut(&mut world), Err(QueryError::MultipleEntities { .. })));
+    /// ```
+    pub fn single_mut<'w>(&mut self, world: &'w mut World) -> Result<Q::Item<'w>, QueryError> {
+        self.iter_mut(world).single()
+    }
+
     /// Number of matched entities: O(matched chunks), touching no column. Does not count as a
     /// run (the change tick stays).
     ///
@@ -447,6 +524,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// ```
     pub fn count(&mut self, world: &World) -> usize {
         self.update_archetypes(world);
+        self.count_at(world)
+    }
+
+    /// [`QueryState::count`] over the archetypes matched so far.
+    pub(crate) fn count_at(&self, world: &World) -> usize {
+        self.check_world(world);
         let archetypes = world.archetypes();
         self.matched
             .iter()

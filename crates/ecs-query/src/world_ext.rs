@@ -8,9 +8,10 @@
 use ecs_core::{Entity, World};
 
 use crate::error::QueryError;
-use crate::fetch::WorldQuery;
+use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter, StateRef};
+use crate::shared::SharedQuery;
 use crate::state::QueryState;
 
 /// Adds `query` to [`World`].
@@ -54,6 +55,35 @@ pub trait QueryExt {
     /// assert_eq!(only, [2]);
     /// ```
     fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F>;
+
+    /// A read-only one-shot query through `&World`: any number can be alive at once, beside
+    /// `world.get` and `world.entity`. See [`SharedQuery`].
+    ///
+    /// # Panics
+    /// If the query aliases itself (it cannot, being read-only, unless a hand-written
+    /// `WorldQuery` does).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// let (numbers, letters) = (world.query_ref::<RefRO<u32>>(), world.query_ref::<RefRO<char>>());
+    /// assert_eq!((numbers.count(), letters.count()), (1, 1));
+    /// ```
+    fn query_ref<Q: ReadOnlyQuery>(&self) -> SharedQuery<'_, Q>;
+
+    /// [`QueryExt::query_ref`] with a separate filter parameter.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO, Without};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// assert_eq!(world.query_ref_filtered::<RefRO<u32>, Without<char>>().single(), Ok(&2));
+    /// ```
+    fn query_ref_filtered<Q: ReadOnlyQuery, F: QueryFilter>(&self) -> SharedQuery<'_, Q, F>;
 }
 
 impl QueryExt for World {
@@ -64,6 +94,14 @@ impl QueryExt for World {
     fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F> {
         let state = QueryState::new(self);
         QueryBorrow { world: self, state }
+    }
+
+    fn query_ref<Q: ReadOnlyQuery>(&self) -> SharedQuery<'_, Q> {
+        SharedQuery::new(self)
+    }
+
+    fn query_ref_filtered<Q: ReadOnlyQuery, F: QueryFilter>(&self) -> SharedQuery<'_, Q, F> {
+        SharedQuery::new(self)
     }
 }
 
@@ -162,6 +200,29 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
         let world: &'w World = self.world;
         // SAFETY: the world is exclusively borrowed for `'w`, and one item is handed out.
         unsafe { self.state.get_unchecked(world, entity) }
+    }
+
+    /// The item of the only matched entity.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let player = world.spawn((100u32,));
+    /// *world.query::<RefRW<u32>>().single().unwrap() -= 1;
+    /// assert_eq!(world.get::<u32>(player), Ok(&99));
+    /// world.spawn((1u32,));
+    /// assert!(matches!(world.query::<RefRW<u32>>().single(), Err(QueryError::MultipleEntities { .. })));
+    /// ```
+    pub fn single(mut self) -> Result<Q::Item<'w>, QueryError> {
+        let world: &'w World = self.world;
+        let ticks = self.state.start_run(world);
+        // SAFETY: the world is exclusively borrowed for `'w`; the iterator yields each row
+        // once, and `single` keeps at most one item.
+        unsafe { self.state.iter_at::<Q>(world, ticks) }.single()
     }
 
     /// Number of matched entities, O(matched chunks).

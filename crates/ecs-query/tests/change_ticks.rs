@@ -243,6 +243,9 @@ fn spawn_batch_into_a_partly_filled_chunk_is_seen_by_changed() {
     let mut new: Vec<Entity> = world.spawn_batch((0..5u32).map(|i| (Hp(i),))).collect();
     new.sort();
     let got: Vec<Entity> = changed.iter(&world).map(|(e, ())| e).collect();
-    assert!(new.iter().all(|e| got.contains(e)), "{got:?} misses some of {new:?}");
+    assert!(
+        new.iter().all(|e| got.contains(e)),
+        "{got:?} misses some of {new:?}"
+    );
     assert_eq!(changed.iter(&world).count(), 0);
 }

@@ -151,7 +151,7 @@ impl CommandQueue {
         self.commands.append(&mut other.commands);
     }
 
-    fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
+    pub(crate) fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
         self.push(move |world| {
             world
                 .insert(entity, bundle)
@@ -159,7 +159,7 @@ impl CommandQueue {
         });
     }
 
-    fn despawn(&mut self, entity: Entity) {
+    pub(crate) fn despawn(&mut self, entity: Entity) {
         self.push(move |world| {
             world
                 .despawn(entity)
@@ -167,7 +167,7 @@ impl CommandQueue {
         });
     }
 
-    fn remove<B: Bundle>(&mut self, entity: Entity) {
+    pub(crate) fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.push(move |world| {
             world.remove::<B>(entity).map(drop).map_err(|e| {
                 (
@@ -179,7 +179,7 @@ impl CommandQueue {
         });
     }
 
-    fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+    pub(crate) fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
         self.push(move |world| {
             f(world);
             Ok(())

@@ -6,6 +6,7 @@
 //! insertion (or explicit `after` / `before`), and runs the rest in parallel on a rayon pool.
 
 mod access_set;
+mod command_buffer;
 mod commands;
 mod error;
 #[expect(
@@ -34,6 +35,7 @@ mod sync;
 mod system;
 
 pub use access_set::{Conflict, SystemAccess};
+pub use command_buffer::CommandBuffer;
 pub use commands::{CommandQueue, Commands, ParCommands};
 pub use error::{CommandError, ScheduleError};
 pub use executor::{drive_chain, RunCounters};

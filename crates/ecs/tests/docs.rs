@@ -203,6 +203,55 @@ fn readme_keeps_the_two_commands_and_links() {
 // ----- docs/queries.md -----------------------------------------------------------------------
 
 #[test]
+fn queries_doc_derive_example() {
+    struct Position(f32);
+    struct Velocity(f32);
+    struct Health(u32);
+    struct Frozen;
+
+    #[derive(Bundle)]
+    struct Body {
+        position: Position,
+        velocity: Velocity,
+        health: Health,
+    }
+
+    #[derive(Query)]
+    struct Mover {
+        entity: Entity,
+        position: RefRW<Position>,
+        velocity: RefRO<Velocity>,
+        health: Option<RefRO<Health>>,
+        _awake: Without<Frozen>,
+    }
+
+    fn movement(mut q: Query<Mover>) {
+        q.for_each(|m: MoverItem| {
+            assert!(m.health.is_some() && m.entity != Entity::PLACEHOLDER);
+            m.position.0 += m.velocity.0
+        });
+    }
+
+    let body = |x: f32| Body {
+        position: Position(x),
+        velocity: Velocity(1.0),
+        health: Health(3),
+    };
+    let mut world = World::new();
+    world.spawn_batch((0..100).map(|i| body(i as f32)));
+    let e = world.spawn(body(0.0));
+    let frozen = world.spawn(body(0.0));
+    world.insert_one(frozen, Frozen).unwrap();
+    let mut schedule = Schedule::new();
+    schedule.add_system(movement);
+    schedule.run(&mut world).unwrap();
+    assert_eq!(world.get::<Position>(e).unwrap().0, 1.0);
+    assert_eq!(world.get::<Position>(frozen).unwrap().0, 0.0);
+    let body: Body = world.take(e).unwrap();
+    assert_eq!(body.health.0, 3);
+}
+
+#[test]
 fn queries_doc_example() {
     struct Position(f32);
     struct Velocity(f32);

@@ -436,7 +436,7 @@ pub fn run(config: &Config) -> Report {
         schedule
             .run(&mut world)
             .expect("no explicit orders, so no cycle");
-        let timings = schedule.timings();
+        let timings = schedule.timings().last_run();
         if systems.is_empty() {
             systems = timings
                 .iter()

@@ -53,7 +53,9 @@ impl fmt::Display for Conflict {
 /// Everything one system reads and writes.
 ///
 /// # Invariants
-/// 1. No two entries of `queries` conflict (checked by `add_query`).
+/// 1. No two entries of `queries` conflict (checked by `add_query`), except entries joined by
+///    [`SystemAccess::merge`] (a run condition's, or the members of a `ParamSet`), whose
+///    items are never alive at the same time.
 /// 2. A resource is in at most one of `res_reads` / `res_writes`.
 /// 3. Every component id in `queries` comes from the registry `registry` names (set by the
 ///    first `add_query`, which refuses later queries from another registry).
@@ -195,6 +197,46 @@ impl SystemAccess {
     /// ```
     pub fn registry(&self) -> Option<RegistryId> {
         self.registry
+    }
+
+    /// Joins `other` into `self` for planning, without refusing conflicts between the two:
+    /// the union is what the schedule must keep other systems away from when `self`'s system
+    /// and `other`'s owner (a run condition) run one after the other on one worker. A resource
+    /// both read and written stays only a write (invariant 2).
+    ///
+    /// # Panics
+    /// If both sets have queries from different registries.
+    pub(crate) fn merge(&mut self, other: &SystemAccess) {
+        if let Some(theirs) = other.registry {
+            let own = *self.registry.get_or_insert(theirs);
+            assert!(
+                own == theirs,
+                "merged access sets from two component registries"
+            );
+        }
+        self.queries.extend(other.queries.iter().cloned());
+        for &(id, name) in &other.res_writes {
+            self.res_reads.retain(|r| r.0 != id);
+            if !self.res_writes.iter().any(|r| r.0 == id) {
+                self.res_writes.push((id, name));
+            }
+        }
+        for &(id, name) in &other.res_reads {
+            if !self
+                .res_writes
+                .iter()
+                .chain(&self.res_reads)
+                .any(|r| r.0 == id)
+            {
+                self.res_reads.push((id, name));
+            }
+        }
+        self.commands |= other.commands;
+        self.reads_world |= other.reads_world;
+        self.exclusive |= other.exclusive;
+        if other.names.len() > self.names.len() {
+            self.names.clone_from(&other.names);
+        }
     }
 
     /// Marks the system as recording commands.

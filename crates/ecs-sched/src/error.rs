@@ -46,6 +46,16 @@ pub enum ScheduleError {
         /// The system's name.
         system: String,
     },
+    /// A run condition writes something (or records commands or events, or is exclusive):
+    /// conditions must be read-only.
+    ConditionNotReadOnly {
+        /// The gated system.
+        system: String,
+        /// The condition.
+        condition: String,
+        /// What it writes.
+        writes: String,
+    },
 }
 
 impl fmt::Display for ScheduleError {
@@ -71,6 +81,16 @@ impl fmt::Display for ScheduleError {
                 f,
                 "system `{system}` was built against another component registry than the \
                  schedule's (an `IntoSystem` must build with the registry it is given, and keep it)"
+            ),
+            Self::ConditionNotReadOnly {
+                system,
+                condition,
+                writes,
+            } => write!(
+                f,
+                "run condition `{condition}` of system `{system}` writes {writes}; run \
+                 conditions must be read-only (use `Res` instead of `ResMut`, `RefRO` instead of \
+                 `RefRW`)"
             ),
         }
     }

@@ -7,6 +7,11 @@
 
 mod access_set;
 mod commands;
+#[expect(
+    unsafe_code,
+    reason = "evaluates run conditions through the unsafe shared-world entry point"
+)]
+mod condition;
 mod error;
 #[expect(
     unsafe_code,
@@ -32,12 +37,18 @@ mod sync;
     reason = "runs systems through the unsafe shared-world entry point"
 )]
 mod system;
+mod timings;
 
 pub use access_set::{Conflict, SystemAccess};
 pub use commands::{CommandQueue, Commands, ParCommands};
+pub use condition::{
+    every_n_runs, named_condition, resource_changed, resource_exists, Condition, IntoCondition,
+    Named, NamedCondition, Seen,
+};
 pub use error::{CommandError, ScheduleError};
 pub use executor::{drive_chain, RunCounters};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use query::{Query, QueryRef};
 pub use schedule::{Schedule, SystemConfig};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
+pub use timings::{TimingRow, Timings};

@@ -3,18 +3,20 @@
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ecs_core::{Components, RegistryId, World};
 use ecs_query::Parallelism;
 
 use crate::access_set::SystemAccess;
+use crate::condition::{is_read_only, IntoCondition};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
 use crate::graph::{self, EdgeReason, NodeInfo, Plan};
 use crate::panics::{drop_payload, keep_first, panic_message, Payload};
 use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
+use crate::timings::{Sample, Timings};
 
 /// Default of [`Schedule::set_inline_threshold`]: about what waking a worker costs here.
 const DEFAULT_INLINE_BELOW: Duration = Duration::from_micros(20);
@@ -39,6 +41,7 @@ enum Threads {
 struct Order {
     after: Vec<String>,
     before: Vec<String>,
+    sets: Vec<String>,
     sync_point: bool,
 }
 
@@ -72,7 +75,8 @@ struct Order {
 ///
 /// # Invariants
 /// 1. `systems`, `accesses`, `timings` and `orders` have one entry per system, by insertion
-///    index; `accesses[i]` is system `i`'s access set as it was when the system was added.
+///    index; `accesses[i]` is system `i`'s access set as it was when the system was added,
+///    merged with the access set of each of its run conditions as it was when added.
 /// 2. `plan` is `None` or was built from the current systems, names and orders.
 /// 3. Every access set in `accesses` that has component ids has them from `registry`, which is
 ///    the registry `registry_id` names (checked by `try_add_system`; `registry` is only ever
@@ -81,7 +85,9 @@ struct Order {
 pub struct Schedule {
     systems: Vec<SystemCell>,
     accesses: Vec<SystemAccess>,
-    timings: Vec<Mutex<Duration>>,
+    timings: Vec<Mutex<Sample>>,
+    command_timing: Sample,
+    frame_timing: Sample,
     orders: Vec<Order>,
     registry: Components,
     registry_id: RegistryId,
@@ -144,6 +150,8 @@ impl Schedule {
             systems: Vec::new(),
             accesses: Vec::new(),
             timings: Vec::new(),
+            command_timing: Sample::default(),
+            frame_timing: Sample::default(),
             orders: Vec::new(),
             registry_id: registry.registry_id(),
             registry,
@@ -297,7 +305,7 @@ impl Schedule {
         self.plan = None;
         self.accesses.push(system.access().clone());
         self.systems.push(SystemCell::new(system));
-        self.timings.push(Mutex::new(Duration::ZERO));
+        self.timings.push(Mutex::new(Sample::default()));
         self.orders.push(Order {
             sync_point,
             ..Order::default()
@@ -365,9 +373,14 @@ impl Schedule {
     /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
         self.build()?;
+        let frame_start = Instant::now();
         self.skipped.clear();
         for cell in &mut self.systems {
-            cell.get_mut().initialize(world);
+            let unit = cell.unit_mut();
+            unit.system.initialize(world);
+            for condition in &mut unit.conditions {
+                condition.0.initialize(world);
+            }
         }
         let plan = self.plan.as_ref().expect("built above");
         let inline_below = self.inline_below;
@@ -375,6 +388,7 @@ impl Schedule {
             .segments
             .iter()
             .any(|s| worth_parallel(s, &self.timings, inline_below));
+        let mut commands_time = Duration::ZERO;
         let run = Run {
             plan,
             inline_below,
@@ -382,6 +396,7 @@ impl Schedule {
             timings: &self.timings,
             orders: &self.orders,
             skipped: &mut self.skipped,
+            commands_time: &mut commands_time,
         };
         let (panic, commands) = match &self.threads {
             Threads::Single => Parallelism::Sequential.scope(|| run.execute(world, false)),
@@ -391,6 +406,8 @@ impl Schedule {
             }
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
+        self.command_timing.record(commands_time, true);
+        self.frame_timing.record(frame_start.elapsed(), true);
         let CommandPanics { apply, cleanup } = commands;
         let mut report = panic.map(|(name, payload)| {
             let message = format!("system `{name}` panicked: {}", panic_message(&*payload));
@@ -443,7 +460,9 @@ impl Schedule {
         &self.skipped
     }
 
-    /// Each system's name and wall time in the last run, in plan order.
+    /// Each system's time, cumulative over runs (runs, skipped, last, mean, min, max), in plan
+    /// order, with command application and the frame's wall time as rows of their own. Prints
+    /// as a table; [`Timings::last_run`] gives the last run's `(name, time)` pairs.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -451,22 +470,20 @@ impl Schedule {
     /// let mut schedule = Schedule::new();
     /// schedule.add_system(|_: &mut World| {}).named("noop");
     /// schedule.run(&mut World::new()).unwrap();
-    /// let timings = schedule.timings();
+    /// let timings = schedule.timings().last_run();
     /// assert_eq!(timings.len(), 1);
     /// assert_eq!(timings[0].0, "noop");
     /// ```
-    pub fn timings(&self) -> Vec<(String, Duration)> {
+    pub fn timings(&self) -> Timings {
         let order: Vec<usize> = match &self.plan {
             Some(plan) => plan.order.clone(),
             None => (0..self.systems.len()).collect(),
         };
-        order
-            .into_iter()
-            .map(|i| {
-                let time = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
-                (self.systems[i].get().name().to_owned(), time)
-            })
-            .collect()
+        let rows = order.into_iter().map(|i| {
+            let sample = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
+            (self.systems[i].get().name(), sample)
+        });
+        Timings::new(rows, &self.command_timing, &self.frame_timing)
     }
 
     /// System names in plan order.
@@ -532,6 +549,14 @@ impl Schedule {
                 list(access.read_names()),
                 list(access.write_names())
             );
+            let conditions = &self.systems[i].unit().conditions;
+            if !conditions.is_empty() {
+                let names: Vec<&str> = conditions.iter().map(|c| c.name()).collect();
+                let _ = writeln!(out, "       run if: {}", names.join(" && "));
+            }
+            if !self.orders[i].sets.is_empty() {
+                let _ = writeln!(out, "       in sets: {}", self.orders[i].sets.join(", "));
+            }
         }
         let _ = writeln!(out, "ordering constraints:");
         if plan.edges.is_empty() {
@@ -598,9 +623,10 @@ struct Run<'a> {
     plan: &'a Plan,
     inline_below: Duration,
     systems: &'a mut [SystemCell],
-    timings: &'a [Mutex<Duration>],
+    timings: &'a [Mutex<Sample>],
     orders: &'a [Order],
     skipped: &'a mut Vec<CommandError>,
+    commands_time: &'a mut Duration,
 }
 
 impl Run<'_> {
@@ -615,6 +641,7 @@ impl Run<'_> {
             timings,
             orders,
             skipped,
+            commands_time,
         } = self;
         let mut panic: Option<SystemPanic> = None;
         let mut commands = CommandPanics::default();
@@ -629,7 +656,9 @@ impl Run<'_> {
                         .position(|&i| i == index)
                         .expect("in order");
                     let order = &plan.order[applied..upto];
+                    let start = Instant::now();
                     apply_commands(systems, order, world, skipped, false, &mut commands);
+                    *commands_time += start.elapsed();
                     applied = upto;
                     if commands.apply.is_some() {
                         break;
@@ -652,7 +681,9 @@ impl Run<'_> {
         }
         let discard = panic.is_some() || commands.apply.is_some();
         let order = &plan.order[applied..];
+        let start = Instant::now();
         apply_commands(systems, order, world, skipped, discard, &mut commands);
+        *commands_time += start.elapsed();
         // Ids reserved by dropped or failed commands still become (empty) entities now, so the
         // world has no pending reservations between runs.
         world.flush();
@@ -743,6 +774,86 @@ impl SystemConfig<'_> {
             .get_mut()
             .set_name(name.into());
         self
+    }
+
+    /// Runs the system only in runs where `condition` returns `true`. The condition is a
+    /// read-only system returning `bool`, evaluated right before the system on the same
+    /// worker; its access joins the system's in the plan. A system may have several
+    /// conditions: it runs when all are true, and all are evaluated every run. A skipped
+    /// system records no commands or events and shows as skipped in
+    /// [`Schedule::timings`].
+    ///
+    /// # Panics
+    /// As [`SystemConfig::try_run_if`]'s errors.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{every_n_runs, ResMut, Schedule};
+    /// fn tick(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(tick).run_if(every_n_runs(3));
+    /// for _ in 0..6 { schedule.run(&mut world).unwrap(); }
+    /// assert_eq!(*world.resource::<u32>(), 2);
+    /// ```
+    #[track_caller]
+    pub fn run_if<M>(self, condition: impl IntoCondition<M>) -> Self {
+        match self.try_run_if(condition) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Adds a run condition, or says why it cannot gate the system.
+    ///
+    /// # Errors
+    /// [`ScheduleError::ConditionNotReadOnly`] if the condition writes anything (or records
+    /// commands or events, or is exclusive); [`ScheduleError::ConflictingParams`] if its own
+    /// parameters conflict; [`ScheduleError::ForeignRegistry`] as for systems.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, Schedule, ScheduleError};
+    /// let mut schedule = Schedule::new();
+    /// let config = schedule.add_system(|_: &World| {}).named("gated");
+    /// let err = config.try_run_if(|mut n: ResMut<u32>| { *n += 1; true }).err().unwrap();
+    /// assert!(matches!(err, ScheduleError::ConditionNotReadOnly { .. }));
+    /// ```
+    pub fn try_run_if<M>(self, condition: impl IntoCondition<M>) -> Result<Self, ScheduleError> {
+        let schedule = &mut *self.schedule;
+        let system = schedule
+            .systems
+            .last()
+            .expect("a system was just added")
+            .get()
+            .name()
+            .to_owned();
+        let before = schedule.registry.registry_id();
+        let condition = condition.into_condition(&mut schedule.registry)?;
+        let access = condition.0.access();
+        if schedule.registry.registry_id() != before
+            || access.registry().is_some_and(|r| r != schedule.registry_id)
+        {
+            return Err(ScheduleError::ForeignRegistry {
+                system: condition.name().to_owned(),
+            });
+        }
+        if !is_read_only(access) {
+            return Err(ScheduleError::ConditionNotReadOnly {
+                system,
+                condition: condition.name().to_owned(),
+                writes: access.write_names().join(", "),
+            });
+        }
+        schedule.plan = None;
+        let index = schedule.systems.len() - 1;
+        schedule.accesses[index].merge(access);
+        schedule.systems[index]
+            .unit_mut()
+            .conditions
+            .push(condition);
+        Ok(self)
     }
 
     /// Runs the system after the one named `name`.

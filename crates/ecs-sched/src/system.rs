@@ -231,6 +231,18 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// ```
     type Param: SystemParam;
 
+    /// What the function returns: `()` for a system, `bool` for a run condition.
+    ///
+    /// ```
+    /// # use ecs_sched::{Res, SystemParamFunction};
+    /// fn out_name<M, F: SystemParamFunction<M>>(_: &F) -> &'static str {
+    ///     std::any::type_name::<F::Out>()
+    /// }
+    /// fn paused(p: Res<bool>) -> bool { *p }
+    /// assert_eq!(out_name(&paused), "bool");
+    /// ```
+    type Out;
+
     /// Calls the function.
     ///
     /// ```
@@ -245,24 +257,25 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// SystemParamFunction::<fn()>::call(&mut f, ()); // no parameters: the item is `()`
     /// assert_eq!(calls.load(Ordering::Relaxed), 1);
     /// ```
-    fn call(&mut self, params: ParamItem<'_, '_, Self::Param>);
+    fn call(&mut self, params: ParamItem<'_, '_, Self::Param>) -> Self::Out;
 }
 
 macro_rules! function_system {
     ($($P:ident),*) => {
         #[allow(non_snake_case, reason = "names mirror the type parameters")]
-        impl<Func, $($P: SystemParam),*> SystemParamFunction<fn($($P,)*)> for Func
+        impl<Out, Func, $($P: SystemParam),*> SystemParamFunction<fn($($P,)*) -> Out> for Func
         where
             Func: Send + Sync + 'static,
-            for<'a> &'a mut Func: FnMut($($P),*) + FnMut($(ParamItem<'_, '_, $P>),*),
+            for<'a> &'a mut Func: FnMut($($P),*) -> Out + FnMut($(ParamItem<'_, '_, $P>),*) -> Out,
         {
             type Param = ($($P,)*);
+            type Out = Out;
 
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
-            fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) {
+            fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) -> Out {
                 // Calling through a helper lets the compiler pick the `FnMut(Item..)` impl.
                 #[allow(clippy::too_many_arguments, reason = "one argument per system parameter")]
-                fn call_inner<$($P,)*>(mut f: impl FnMut($($P,)*), $($P: $P,)*) {
+                fn call_inner<Out, $($P,)*>(mut f: impl FnMut($($P,)*) -> Out, $($P: $P,)*) -> Out {
                     f($($P,)*)
                 }
                 let ($($P,)*) = params;
@@ -303,7 +316,7 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     _marker: PhantomData<fn() -> Marker>,
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker,)> for F {
     fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError> {
         let name = default_name::<F>();
         let mut access = SystemAccess::default();
@@ -326,7 +339,9 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for 
 // SAFETY: `access` is computed once, in `into_system`, by the parameters' `declare` against the
 // registry `into_system` was given; `SystemParam` implementors promise that `get` touches only
 // what `declare` recorded (contract 1, 2). `run_exclusive` goes through the `&mut World` (3).
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
+    for FunctionSystem<Marker, F>
+{
     fn name(&self) -> &str {
         &self.name
     }

@@ -25,9 +25,9 @@ pub enum ScheduleError {
         /// The type both parameters access.
         component: String,
     },
-    /// An explicit order names a system that is not in the schedule.
+    /// An explicit order names a system or set that is not in the schedule.
     UnknownSystem {
-        /// The system that has the order.
+        /// The system (or set) that has the order.
         system: String,
         /// The name it refers to.
         referenced: String,
@@ -46,6 +46,8 @@ pub enum ScheduleError {
         /// The system's name.
         system: String,
     },
+    /// A name is used both for a system and for a set, so an order naming it is ambiguous.
+    SetNameClash(String),
     /// A run condition writes something (or records commands or events, or is exclusive):
     /// conditions must be read-only.
     ConditionNotReadOnly {
@@ -67,7 +69,11 @@ impl fmt::Display for ScheduleError {
                  least one writes it"
             ),
             Self::UnknownSystem { system, referenced } => {
-                write!(f, "system `{system}` is ordered against `{referenced}`, which is not in the schedule")
+                write!(
+                    f,
+                    "system `{system}` is ordered against `{referenced}`, which is not a system or \
+                     set in the schedule"
+                )
             }
             Self::Cycle { systems } => {
                 write!(
@@ -82,6 +88,9 @@ impl fmt::Display for ScheduleError {
                 "system `{system}` was built against another component registry than the \
                  schedule's (an `IntoSystem` must build with the registry it is given, and keep it)"
             ),
+            Self::SetNameClash(name) => {
+                write!(f, "`{name}` names both a system and a set")
+            }
             Self::ConditionNotReadOnly {
                 system,
                 condition,

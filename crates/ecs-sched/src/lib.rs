@@ -49,6 +49,6 @@ pub use error::{CommandError, ScheduleError};
 pub use executor::{drive_chain, RunCounters};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use query::{Query, QueryRef};
-pub use schedule::{Schedule, SystemConfig};
+pub use schedule::{Schedule, SetConfig, SystemConfig};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
 pub use timings::{TimingRow, Timings};

@@ -12,7 +12,7 @@ use crate::access_set::SystemAccess;
 use crate::condition::{is_read_only, IntoCondition};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
-use crate::graph::{self, EdgeReason, NodeInfo, Plan};
+use crate::graph::{self, EdgeReason, NodeInfo, Plan, SetInfo};
 use crate::panics::{drop_payload, keep_first, panic_message, Payload};
 use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
@@ -43,6 +43,13 @@ struct Order {
     before: Vec<String>,
     sets: Vec<String>,
     sync_point: bool,
+}
+
+/// A named set's own orders (`configure_set`).
+struct SetOrder {
+    name: String,
+    after: Vec<String>,
+    before: Vec<String>,
 }
 
 /// An ordered set of systems, run together on a world.
@@ -89,6 +96,7 @@ pub struct Schedule {
     command_timing: Sample,
     frame_timing: Sample,
     orders: Vec<Order>,
+    sets: Vec<SetOrder>,
     registry: Components,
     registry_id: RegistryId,
     plan: Option<Plan>,
@@ -153,6 +161,7 @@ impl Schedule {
             command_timing: Sample::default(),
             frame_timing: Sample::default(),
             orders: Vec::new(),
+            sets: Vec::new(),
             registry_id: registry.registry_id(),
             registry,
             plan: None,
@@ -313,6 +322,41 @@ impl Schedule {
         SystemConfig { schedule: self }
     }
 
+    /// Orders the named set as a whole: `.after(x)` / `.before(x)` on the returned
+    /// [`SetConfig`] apply to every system in the set (`x` names a system or another set).
+    /// Systems join sets with [`SystemConfig::in_set`]; a set needs no declaration to be used,
+    /// only to have orders of its own.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("render");
+    /// schedule.add_system(|_: &mut World| {}).named("collide").in_set("physics");
+    /// schedule.add_system(|_: &mut World| {}).named("integrate").in_set("physics");
+    /// schedule.configure_set("physics").before("render");
+    /// assert_eq!(schedule.order().unwrap(), ["collide", "integrate", "render"]);
+    /// ```
+    pub fn configure_set(&mut self, name: impl Into<String>) -> SetConfig<'_> {
+        let name = name.into();
+        self.plan = None;
+        let index = match self.sets.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                self.sets.push(SetOrder {
+                    name,
+                    after: Vec::new(),
+                    before: Vec::new(),
+                });
+                self.sets.len() - 1
+            }
+        };
+        SetConfig {
+            schedule: self,
+            index,
+        }
+    }
+
     /// Checks orders and builds the plan now, instead of at the first run.
     ///
     /// # Errors
@@ -337,9 +381,19 @@ impl Schedule {
                     access,
                     after: &order.after,
                     before: &order.before,
+                    sets: &order.sets,
                 })
                 .collect();
-            self.plan = Some(graph::build(&nodes)?);
+            let sets: Vec<SetInfo<'_>> = self
+                .sets
+                .iter()
+                .map(|s| SetInfo {
+                    name: &s.name,
+                    after: &s.after,
+                    before: &s.before,
+                })
+                .collect();
+            self.plan = Some(graph::build(&nodes, &sets)?);
         }
         Ok(())
     }
@@ -856,7 +910,27 @@ impl SystemConfig<'_> {
         Ok(self)
     }
 
-    /// Runs the system after the one named `name`.
+    /// Puts the system in the named set (it may be in several): orders given to the set with
+    /// [`Schedule::configure_set`], and orders of other systems that name the set, apply to it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("draw").after("physics");
+    /// schedule.add_system(|_: &mut World| {}).named("step").in_set("physics");
+    /// assert_eq!(schedule.order().unwrap(), ["step", "draw"]);
+    /// ```
+    pub fn in_set(mut self, set: impl Into<String>) -> Self {
+        let set = set.into();
+        let sets = &mut self.order().sets;
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
+        self
+    }
+
+    /// Runs the system after the one (or the set) named `name`.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -871,7 +945,7 @@ impl SystemConfig<'_> {
         self
     }
 
-    /// Runs the system before the one named `name`.
+    /// Runs the system before the one (or the set) named `name`.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -883,6 +957,58 @@ impl SystemConfig<'_> {
     /// ```
     pub fn before(mut self, name: impl Into<String>) -> Self {
         self.order().before.push(name.into());
+        self
+    }
+}
+
+/// Returned by [`Schedule::configure_set`]: orders a named set as a whole.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::Schedule;
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(|_: &mut World| {}).named("move").in_set("physics");
+/// schedule.add_system(|_: &mut World| {}).named("read_input").in_set("input");
+/// schedule.configure_set("physics").after("input");
+/// assert_eq!(schedule.order().unwrap(), ["read_input", "move"]);
+/// ```
+pub struct SetConfig<'a> {
+    schedule: &'a mut Schedule,
+    index: usize,
+}
+
+impl SetConfig<'_> {
+    /// Every system of the set runs after the system or every system of the set named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("b").in_set("late");
+    /// schedule.add_system(|_: &mut World| {}).named("a");
+    /// schedule.configure_set("late").after("a");
+    /// assert_eq!(schedule.order().unwrap(), ["a", "b"]);
+    /// ```
+    pub fn after(self, name: impl Into<String>) -> Self {
+        self.schedule.plan = None;
+        self.schedule.sets[self.index].after.push(name.into());
+        self
+    }
+
+    /// Every system of the set runs before the system or every system of the set named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("b");
+    /// schedule.add_system(|_: &mut World| {}).named("a").in_set("early");
+    /// schedule.configure_set("early").before("b");
+    /// assert_eq!(schedule.order().unwrap(), ["a", "b"]);
+    /// ```
+    pub fn before(self, name: impl Into<String>) -> Self {
+        self.schedule.plan = None;
+        self.schedule.sets[self.index].before.push(name.into());
         self
     }
 }

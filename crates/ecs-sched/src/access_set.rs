@@ -12,8 +12,11 @@
 use std::any::TypeId;
 use std::fmt;
 
-use ecs_core::{Components, RegistryId};
+use ecs_core::{Components, RegistryId, World};
 use ecs_query::FilteredAccess;
+
+/// An event queue's type and the schedule's end-of-run update for it.
+pub(crate) type EventUpdate = (TypeId, fn(&mut World));
 
 /// Why two systems (or two parameters of one system) cannot run together.
 ///
@@ -77,6 +80,10 @@ pub struct SystemAccess {
     reads_world: bool,
     exclusive: bool,
     names: Vec<&'static str>,
+    /// Event types written through per-system buffers (deferred: no conflict).
+    event_writes: Vec<(TypeId, &'static str)>,
+    /// Event queues the schedule maintains at the end of each run (`Events::update`).
+    event_queues: Vec<EventUpdate>,
 }
 
 impl SystemAccess {
@@ -91,7 +98,7 @@ impl SystemAccess {
     /// If an earlier query was added with another registry: their ids could not be compared.
     ///
     /// ```
-    /// # use ecs_core::{Components, RegistryId};
+    /// # use ecs_core::{Components, RegistryId, World};
     /// # use ecs_query::{Access, FilteredAccess};
     /// # use ecs_sched::{Conflict, SystemAccess};
     /// let mut registry = Components::default();
@@ -231,12 +238,63 @@ impl SystemAccess {
                 self.res_reads.push((id, name));
             }
         }
+        for &(id, name) in &other.event_writes {
+            if !self.event_writes.iter().any(|e| e.0 == id) {
+                self.event_writes.push((id, name));
+            }
+        }
+        for &(id, update) in &other.event_queues {
+            self.add_event_queue(id, update);
+        }
         self.commands |= other.commands;
         self.reads_world |= other.reads_world;
         self.exclusive |= other.exclusive;
         if other.names.len() > self.names.len() {
             self.names.clone_from(&other.names);
         }
+    }
+
+    /// Records a deferred event write (an `EventWriter`): no conflict with anything, but
+    /// listed by `write_names` and makes a run condition not read-only.
+    pub(crate) fn add_event_write(
+        &mut self,
+        id: TypeId,
+        name: &'static str,
+        update: fn(&mut World),
+    ) {
+        if !self.event_writes.iter().any(|e| e.0 == id) {
+            self.event_writes.push((id, name));
+        }
+        self.add_event_queue(id, update);
+    }
+
+    /// Records that the system uses an event queue the schedule must maintain.
+    pub(crate) fn add_event_queue(&mut self, id: TypeId, update: fn(&mut World)) {
+        if !self.event_queues.iter().any(|e| e.0 == id) {
+            self.event_queues.push((id, update));
+        }
+    }
+
+    /// Names of the event types the system sends (`EventWriter<T>`), for `explain`. Sending is
+    /// deferred, so it conflicts with nothing.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::{EventWriter, SystemAccess, SystemParam};
+    /// let mut access = SystemAccess::default();
+    /// <EventWriter<u8>>::declare(&mut access, &mut Components::default()).unwrap();
+    /// assert_eq!(access.event_write_names(), ["u8"]);
+    /// assert!(access.write_names().is_empty());
+    /// ```
+    pub fn event_write_names(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self.event_writes.iter().map(|e| e.1).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The event queues the system uses, with their end-of-run update.
+    pub(crate) fn event_queues(&self) -> &[EventUpdate] {
+        &self.event_queues
     }
 
     /// Marks the system as recording commands.

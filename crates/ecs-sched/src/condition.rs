@@ -306,5 +306,5 @@ fn short(name: &str) -> &str {
 
 /// Whether a condition's access is read-only (what `run_if` requires).
 pub(crate) fn is_read_only(access: &SystemAccess) -> bool {
-    access.write_names().is_empty()
+    access.write_names().is_empty() && access.event_write_names().is_empty()
 }

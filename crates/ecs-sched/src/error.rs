@@ -37,7 +37,9 @@ pub enum ScheduleError {
         /// The systems on the cycle, in order.
         systems: Vec<String>,
     },
-    /// Two systems have the same name, so an order naming it would be ambiguous.
+    /// Two systems have the same name, so an order naming it would be ambiguous. Refused by
+    /// `SystemConfig::named` at once, and for a default name (two closures of one function)
+    /// when `add_system`'s config is dropped without a `.named(...)`.
     DuplicateName(String),
     /// A system's access set was built against another component registry than the
     /// schedule's, or building it replaced the schedule's registry: its component ids cannot
@@ -82,7 +84,11 @@ impl fmt::Display for ScheduleError {
                     systems.join(" -> ")
                 )
             }
-            Self::DuplicateName(name) => write!(f, "two systems are named `{name}`"),
+            Self::DuplicateName(name) => write!(
+                f,
+                "two systems are named `{name}`; give one a name of its own with \
+                 `.named(\"...\")` (closures are named after the function they are written in)"
+            ),
             Self::ForeignRegistry { system } => write!(
                 f,
                 "system `{system}` was built against another component registry than the \

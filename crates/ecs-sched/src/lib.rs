@@ -15,6 +15,11 @@ mod condition;
 mod error;
 #[expect(
     unsafe_code,
+    reason = "hands out the events resource through &World under a declared read"
+)]
+mod events;
+#[expect(
+    unsafe_code,
     reason = "hands systems to workers through counters and UnsafeCell"
 )]
 mod executor;
@@ -46,6 +51,7 @@ pub use condition::{
     Named, NamedCondition, Seen,
 };
 pub use error::{CommandError, ScheduleError};
+pub use events::{EventReader, EventWriter, Events, ReaderCursor};
 pub use executor::{drive_chain, RunCounters};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use query::{Query, QueryRef};

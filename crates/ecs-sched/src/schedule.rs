@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ecs_core::{Components, RegistryId, World};
 use ecs_query::Parallelism;
 
-use crate::access_set::SystemAccess;
+use crate::access_set::{EventUpdate, SystemAccess};
 use crate::condition::{is_read_only, IntoCondition};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
@@ -97,6 +97,7 @@ pub struct Schedule {
     frame_timing: Sample,
     orders: Vec<Order>,
     sets: Vec<SetOrder>,
+    event_updates: Vec<EventUpdate>,
     registry: Components,
     registry_id: RegistryId,
     plan: Option<Plan>,
@@ -162,6 +163,7 @@ impl Schedule {
             frame_timing: Sample::default(),
             orders: Vec::new(),
             sets: Vec::new(),
+            event_updates: Vec::new(),
             registry_id: registry.registry_id(),
             registry,
             plan: None,
@@ -246,15 +248,34 @@ impl Schedule {
     /// schedule.run(&mut world).unwrap();
     /// assert_eq!(*world.resource::<u32>(), 10);
     /// ```
+    ///
+    /// A system whose name is already taken (two closures of one function, or one function
+    /// added twice) must be given a name of its own with `.named(...)` on the returned
+    /// [`SystemConfig`]; if it is not, dropping the config (the end of the `add_system`
+    /// statement) panics with [`ScheduleError::DuplicateName`].
+    ///
+    /// ```should_panic
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &World| {});
+    /// schedule.add_system(|_: &World| {}); // panics: two systems are named `main::{{closure}}`
+    /// ```
     #[track_caller]
     pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
         match self.try_add_system(system) {
-            Ok(config) => config,
+            Ok(mut config) => {
+                config.check_name_on_drop = true;
+                config
+            }
             Err(err) => panic!("{err}"),
         }
     }
 
     /// Adds a system, or says why its parameters conflict.
+    ///
+    /// Unlike [`Schedule::add_system`], a name left duplicated is reported by
+    /// [`Schedule::build`] (and `run`), not when the returned config is dropped.
     ///
     /// # Errors
     /// [`ScheduleError::ConflictingParams`] naming the system and the type;
@@ -312,6 +333,7 @@ impl Schedule {
 
     fn push(&mut self, system: Box<dyn System>, sync_point: bool) -> SystemConfig<'_> {
         self.plan = None;
+        self.add_event_updates(system.access());
         self.accesses.push(system.access().clone());
         self.systems.push(SystemCell::new(system));
         self.timings.push(Mutex::new(Sample::default()));
@@ -319,7 +341,10 @@ impl Schedule {
             sync_point,
             ..Order::default()
         });
-        SystemConfig { schedule: self }
+        SystemConfig {
+            schedule: self,
+            check_name_on_drop: false,
+        }
     }
 
     /// Orders the named set as a whole: `.after(x)` / `.before(x)` on the returned
@@ -354,6 +379,15 @@ impl Schedule {
         SetConfig {
             schedule: self,
             index,
+        }
+    }
+
+    /// Remembers the event queues `access` uses, to update them at the end of each run.
+    fn add_event_updates(&mut self, access: &SystemAccess) {
+        for &(id, update) in access.event_queues() {
+            if !self.event_updates.iter().any(|e| e.0 == id) {
+                self.event_updates.push((id, update));
+            }
         }
     }
 
@@ -451,6 +485,7 @@ impl Schedule {
             orders: &self.orders,
             skipped: &mut self.skipped,
             commands_time: &mut commands_time,
+            event_updates: &self.event_updates,
         };
         let (panic, commands) = match &self.threads {
             Threads::Single => Parallelism::Sequential.scope(|| run.execute(world, false)),
@@ -603,6 +638,10 @@ impl Schedule {
                 list(access.read_names()),
                 list(access.write_names())
             );
+            let sends = access.event_write_names();
+            if !sends.is_empty() {
+                let _ = writeln!(out, "       sends:  {}", sends.join(", "));
+            }
             let conditions = &self.systems[i].unit().conditions;
             if !conditions.is_empty() {
                 let names: Vec<&str> = conditions.iter().map(|c| c.name()).collect();
@@ -681,6 +720,7 @@ struct Run<'a> {
     orders: &'a [Order],
     skipped: &'a mut Vec<CommandError>,
     commands_time: &'a mut Duration,
+    event_updates: &'a [EventUpdate],
 }
 
 impl Run<'_> {
@@ -696,6 +736,7 @@ impl Run<'_> {
             orders,
             skipped,
             commands_time,
+            event_updates,
         } = self;
         let mut panic: Option<SystemPanic> = None;
         let mut commands = CommandPanics::default();
@@ -736,6 +777,13 @@ impl Run<'_> {
         let discard = panic.is_some() || commands.apply.is_some();
         let order = &plan.order[applied..];
         let start = Instant::now();
+        // Events applied before the previous end of run are dropped now, before this run's are
+        // applied: each event stays readable for two runs (events.rs).
+        for (_, update) in event_updates {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| update(world))) {
+                keep_first(&mut commands.apply, payload);
+            }
+        }
         apply_commands(systems, order, world, skipped, discard, &mut commands);
         *commands_time += start.elapsed();
         // Ids reserved by dropped or failed commands still become (empty) entities now, so the
@@ -799,9 +847,31 @@ fn apply_commands(
 /// ```
 pub struct SystemConfig<'a> {
     schedule: &'a mut Schedule,
+    /// Whether dropping the config panics if the system's name is taken (`add_system`).
+    check_name_on_drop: bool,
+}
+
+impl Drop for SystemConfig<'_> {
+    fn drop(&mut self) {
+        if self.check_name_on_drop && !std::thread::panicking() {
+            if let Some(name) = self.duplicate_name(None) {
+                panic!("{}", ScheduleError::DuplicateName(name));
+            }
+        }
+    }
 }
 
 impl SystemConfig<'_> {
+    /// The system's name (or `name`, if given) when another system already has it.
+    fn duplicate_name(&self, name: Option<&str>) -> Option<String> {
+        let (last, others) = self.schedule.systems.split_last()?;
+        let name = name.unwrap_or_else(|| last.get().name());
+        others
+            .iter()
+            .any(|cell| cell.get().name() == name)
+            .then(|| name.to_owned())
+    }
+
     fn order(&mut self) -> &mut Order {
         self.schedule.plan = None;
         self.schedule
@@ -819,15 +889,45 @@ impl SystemConfig<'_> {
     /// schedule.add_system(|_: &mut World| {}).named("setup");
     /// assert_eq!(schedule.order().unwrap(), ["setup"]);
     /// ```
+    ///
+    /// # Panics
+    /// If another system already has the name (see [`SystemConfig::try_named`]).
+    #[track_caller]
     pub fn named(self, name: impl Into<String>) -> Self {
+        match self.try_named(name) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Renames the system, or says that another system already has the name.
+    ///
+    /// # Errors
+    /// [`ScheduleError::DuplicateName`]; the system keeps its old name.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Schedule, ScheduleError};
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &World| {}).named("a");
+    /// let err = schedule.add_system(|_: &World| {}).try_named("a").err().unwrap();
+    /// assert_eq!(err, ScheduleError::DuplicateName("a".into()));
+    /// ```
+    pub fn try_named(mut self, name: impl Into<String>) -> Result<Self, ScheduleError> {
+        let name = name.into();
+        if let Some(taken) = self.duplicate_name(Some(&name)) {
+            // The error replaces the config, whose own duplicate is reported there.
+            self.check_name_on_drop = false;
+            return Err(ScheduleError::DuplicateName(taken));
+        }
         self.schedule.plan = None;
         self.schedule
             .systems
             .last_mut()
             .expect("a system was just added")
             .get_mut()
-            .set_name(name.into());
-        self
+            .set_name(name);
+        Ok(self)
     }
 
     /// Runs the system only in runs where `condition` returns `true`. The condition is a
@@ -897,12 +997,19 @@ impl SystemConfig<'_> {
             return Err(ScheduleError::ConditionNotReadOnly {
                 system,
                 condition: condition.name().to_owned(),
-                writes: access.write_names().join(", "),
+                writes: access
+                    .write_names()
+                    .into_iter()
+                    .chain(access.event_write_names())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         schedule.plan = None;
         let index = schedule.systems.len() - 1;
         schedule.accesses[index].merge(access);
+        let access = access.clone();
+        schedule.add_event_updates(&access);
         schedule.systems[index]
             .unit_mut()
             .conditions

@@ -125,3 +125,43 @@ fn set_members_still_conflict_by_access() {
         "{explain}"
     );
 }
+
+#[test]
+fn duplicate_names_are_refused_where_they_are_made() {
+    fn step(_: &World) {}
+    // One function twice, renamed: fine.
+    let mut schedule = Schedule::new();
+    schedule.add_system(step).named("step_a");
+    schedule.add_system(step).named("step_b");
+    assert!(schedule.build().is_ok());
+
+    // Two closures of one function, the second left unnamed: refused at its `add_system`.
+    let (first, second) = (|_: &World| {}, |_: &World| {});
+    let mut schedule = Schedule::new();
+    schedule.add_system(first);
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        schedule.add_system(second);
+    }));
+    let message = *refused.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.contains(
+            "two systems are named `duplicate_names_are_refused_where_they_are_made::{{closure}}`"
+        ) && message.contains(".named("),
+        "{message}"
+    );
+
+    // An explicit name that is taken: refused by `named`.
+    let mut schedule = Schedule::new();
+    schedule.add_system(step);
+    let err = schedule.add_system(noop).try_named("step").err().unwrap();
+    assert_eq!(err, ScheduleError::DuplicateName("step".into()));
+
+    // `try_add_system` leaves the duplicate to `build`.
+    let mut schedule = Schedule::new();
+    schedule.try_add_system(step).unwrap();
+    schedule.try_add_system(step).unwrap();
+    assert_eq!(
+        schedule.build(),
+        Err(ScheduleError::DuplicateName("step".into()))
+    );
+}

@@ -388,6 +388,23 @@ impl SystemAccess {
         if self.reserves_entities() && other.reserves_entities() {
             return Some(Conflict::Commands);
         }
+        self.data_conflict(other)
+    }
+
+    /// Why two parameter groups of one system (a `ParamSet` member and the other parameters)
+    /// cannot both be held: like [`SystemAccess::conflict`], without the entity-reservation
+    /// rule (one system reserves in its own order).
+    pub(crate) fn conflict_within_system(&self, other: &Self) -> Option<Conflict> {
+        if (self.reads_world && other.writes_anything())
+            || (other.reads_world && self.writes_anything())
+        {
+            return Some(Conflict::World);
+        }
+        self.data_conflict(other)
+    }
+
+    /// The first component or resource both touch with at least one writing.
+    fn data_conflict(&self, other: &Self) -> Option<Conflict> {
         for a in &self.queries {
             for b in &other.queries {
                 if !a.is_compatible(b) {

@@ -68,7 +68,9 @@ impl fmt::Display for ScheduleError {
             Self::ConflictingParams { system, component } => write!(
                 f,
                 "system `{system}` has conflicting parameters: they access `{component}` and at \
-                 least one writes it"
+                 least one writes it; if no entity can match both, say so with filters (`With<X>` \
+                 on one, `Without<X>` on the other), or take them in a `ParamSet` and use one at \
+                 a time"
             ),
             Self::UnknownSystem { system, referenced } => {
                 write!(

@@ -98,6 +98,26 @@ impl<T: Send + Sync + 'static> Events<T> {
         drop(older);
     }
 
+    /// Removes and returns every buffered event, oldest first (for code outside systems that
+    /// consumes events itself; readers' cursors stay valid, since ids are never reused).
+    ///
+    /// ```
+    /// # use ecs_sched::Events;
+    /// let mut events = Events::default();
+    /// events.send(1);
+    /// events.update();
+    /// events.send(2);
+    /// assert_eq!(events.drain().collect::<Vec<_>>(), [1, 2]);
+    /// assert!(events.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        let next = self.next_id();
+        self.older_start = next;
+        self.newer_start = next;
+        let older = std::mem::take(&mut self.older);
+        older.into_iter().chain(self.newer.drain(..))
+    }
+
     /// Events buffered now, oldest first.
     ///
     /// ```

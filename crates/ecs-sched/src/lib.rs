@@ -23,6 +23,7 @@ mod events;
     reason = "hands systems to workers through counters and UnsafeCell"
 )]
 mod executor;
+mod fixed;
 mod graph;
 mod panics;
 #[expect(
@@ -30,6 +31,11 @@ mod panics;
     reason = "hands out component and resource access through &World"
 )]
 mod param;
+#[expect(
+    unsafe_code,
+    reason = "hands out one member's item at a time through &World"
+)]
+mod param_set;
 #[expect(
     unsafe_code,
     reason = "hands out query items through &World under the schedule's access guarantee"
@@ -53,7 +59,9 @@ pub use condition::{
 pub use error::{CommandError, ScheduleError};
 pub use events::{EventReader, EventWriter, Events, ReaderCursor};
 pub use executor::{drive_chain, RunCounters};
+pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
+pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
 pub use schedule::{Schedule, SetConfig, SystemConfig};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};

@@ -28,6 +28,14 @@ use crate::error::CommandError;
 /// <(Res<u32>, ResMut<u64>)>::declare(&mut access, &mut registry).unwrap();
 /// assert_eq!((access.read_names(), access.write_names()), (vec!["u32"], vec!["u64"]));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter",
+    label = "not a system parameter",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub unsafe trait SystemParam: Sized {
     /// Per-system data kept between runs (query caches, local values, command queues).
     ///

@@ -171,6 +171,17 @@ pub unsafe trait System: Send + Sync + 'static {
 /// [`Schedule::try_add_system`](crate::Schedule::try_add_system) refuses the system with
 /// [`ScheduleError::ForeignRegistry`].
 ///
+/// A function with a parameter that is not a system parameter is refused at compile time; the
+/// error names the function's type (with the bad parameter in it) and lists what is accepted
+/// (`the trait bound ... is not satisfied` / ``fn(&Time) {bad}` is not a system``):
+///
+/// ```compile_fail,E0277
+/// # use ecs_sched::Schedule;
+/// struct Time(f32);
+/// fn bad(time: &Time) {} // `Res<Time>` would be a parameter; `&Time` is not
+/// Schedule::new().add_system(bad);
+/// ```
+///
 /// ```
 /// # use ecs_core::Components;
 /// # use ecs_sched::{IntoSystem, ResMut};
@@ -180,6 +191,14 @@ pub unsafe trait System: Send + Sync + 'static {
 /// assert_eq!(system.name(), "tick");
 /// assert_eq!(system.access().write_names(), ["u32"]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "a parameter of this function is not a system parameter, or it returns a value",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub trait IntoSystem<Marker> {
     /// Builds the system, computing its access against `registry`.
     ///
@@ -218,6 +237,14 @@ pub(crate) fn default_name<F>() -> String {
 /// fn show(_: Res<u32>) {}
 /// assert!(takes(show));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be called with system parameters",
+    label = "a parameter of this function is not a system parameter",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
     ///

@@ -19,7 +19,9 @@
 //! slice. Nothing is locked.
 
 use std::any::{type_name, TypeId};
+use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::{Mutex, OnceLock};
 
 use ecs_core::{Components, World};
 
@@ -177,6 +179,19 @@ impl<T: Send + Sync + 'static> Events<T> {
     }
 }
 
+/// `Events<T>` with `T`'s full path but not this crate's (`Events<game::Kill>`), for
+/// `explain()`. Interned: one leaked string per event type, for the life of the process.
+fn events_name<T: 'static>() -> &'static str {
+    static NAMES: OnceLock<Mutex<HashMap<TypeId, &'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    names
+        .entry(TypeId::of::<T>())
+        .or_insert_with(|| Box::leak(format!("Events<{}>", type_name::<T>()).into_boxed_str()))
+}
+
 fn ensure_events<T: Send + Sync + 'static>(world: &mut World) {
     if !world.contains_resource::<Events<T>>() {
         world.insert_resource(Events::<T>::default());
@@ -328,7 +343,7 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for EventReader<'_, '_, T> {
     type Item<'w, 's> = EventReader<'w, 's, T>;
 
     fn declare(access: &mut SystemAccess, _: &mut Components) -> Result<(), Conflict> {
-        access.add_resource_read(TypeId::of::<Events<T>>(), type_name::<Events<T>>())?;
+        access.add_resource_read(TypeId::of::<Events<T>>(), events_name::<T>())?;
         access.add_event_queue(TypeId::of::<Events<T>>(), Events::<T>::update_in);
         Ok(())
     }

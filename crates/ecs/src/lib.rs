@@ -50,7 +50,9 @@ pub mod prelude {
         Without,
     };
     pub use ecs_sched::{
-        CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
+        every_n_runs, named_condition, resource_changed, resource_exists, CommandError, Commands,
+        EventReader, EventWriter, Events, FixedTime, FixedTimestep, Local, ParamSet, Query, Res,
+        ResMut, Schedule, ScheduleError, Timings,
     };
 }
 

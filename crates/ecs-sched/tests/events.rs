@@ -27,7 +27,7 @@ fn writers_of_one_type_do_not_conflict() {
     fn read(mut r: EventReader<Born>, mut seen: ResMut<Seen>) {
         seen.0.extend(r.read().copied());
     }
-    let mut schedule = Schedule::with_threads(2);
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(a);
     schedule.add_system(b);
     schedule.add_system(read);
@@ -84,6 +84,7 @@ fn parallel_sequence(threads: usize) -> Vec<Born> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "rayon pool threads are never joined")]
 fn events_from_parallel_writers_read_the_same_on_1_and_4_threads() {
     let one = parallel_sequence(1);
     assert_eq!(
@@ -100,6 +101,7 @@ fn events_from_parallel_writers_read_the_same_on_1_and_4_threads() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "rayon pool threads are never joined")]
 fn each_reader_sees_each_event_once() {
     #[derive(Default)]
     struct Counts(Vec<usize>);
@@ -204,7 +206,7 @@ fn skipped_and_panicking_writers_send_nothing() {
 
 #[test]
 fn event_writers_make_conditions_not_read_only() {
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     let err = schedule
         .add_system(|_: &World| {})
         .named("s")

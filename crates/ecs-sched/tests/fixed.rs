@@ -60,6 +60,7 @@ fn simulate(threads: usize) -> (Vec<u32>, Vec<u64>, u64) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "rayon pool threads are never joined")]
 fn recorded_frame_times_give_the_same_steps_and_world_on_any_thread_count() {
     let one = simulate(1);
     assert_eq!(one.0.iter().map(|&s| u64::from(s)).sum::<u64>(), one.2);

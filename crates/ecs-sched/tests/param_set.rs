@@ -28,7 +28,7 @@ fn a_param_set_holds_conflicting_queries_used_in_turn() {
     world.insert_resource(Regen(1));
     let a = world.spawn((Hp(10),));
     let b = world.spawn((Hp(10), Poisoned));
-    let mut schedule = Schedule::with_threads(2);
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(tick);
     schedule.run(&mut world).unwrap();
     schedule.run(&mut world).unwrap();
@@ -45,7 +45,7 @@ fn a_param_set_is_checked_against_the_other_parameters_and_other_systems() {
     fn reader(_q: Query<RefRO<Hp>>) {}
     #[expect(clippy::type_complexity, reason = "the parameter types are the test")]
     fn fine(_set: ParamSet<(Query<RefRW<Hp>>, Query<RefRO<Hp>>)>) {}
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     assert!(matches!(
         schedule.try_add_system(clash).err(),
         Some(ScheduleError::ConflictingParams { .. })
@@ -66,7 +66,7 @@ fn a_param_set_is_checked_against_the_other_parameters_and_other_systems() {
 #[test]
 fn the_conflict_message_suggests_filters_or_a_param_set() {
     fn bad(_a: Query<RefRW<Hp>>, _b: Query<(RefRW<Hp>, With<Poisoned>)>) {}
-    let err = Schedule::new()
+    let err = Schedule::single_threaded()
         .try_add_system(bad)
         .err()
         .unwrap()
@@ -97,5 +97,5 @@ fn optional_resources() {
     assert_eq!(*world.resource::<Hp>(), Hp(1));
     // `Option<ResMut<R>>` conflicts like `ResMut<R>`.
     fn both(_a: Option<ResMut<Hp>>, _b: Res<Hp>) {}
-    assert!(Schedule::new().try_add_system(both).is_err());
+    assert!(Schedule::single_threaded().try_add_system(both).is_err());
 }

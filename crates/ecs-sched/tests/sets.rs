@@ -37,6 +37,7 @@ fn set_orders_apply_to_every_member() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "rayon pool threads are never joined")]
 fn sets_order_against_sets_and_systems_join_several() {
     let mut world = World::new();
     world.insert_resource(Log::default());
@@ -72,7 +73,7 @@ fn sets_order_against_sets_and_systems_join_several() {
 
 #[test]
 fn a_system_ordered_against_its_own_set_orders_against_the_other_members() {
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("a").in_set("s");
     schedule.add_system(noop).named("b").in_set("s").before("s");
     assert_eq!(schedule.order().unwrap(), ["b", "a"]);
@@ -80,7 +81,7 @@ fn a_system_ordered_against_its_own_set_orders_against_the_other_members() {
 
 #[test]
 fn set_errors() {
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("physics");
     schedule.add_system(noop).named("x").in_set("physics");
     assert_eq!(
@@ -88,7 +89,7 @@ fn set_errors() {
         Err(ScheduleError::SetNameClash("physics".into()))
     );
 
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("x");
     schedule.configure_set("s").after("missing");
     let err = schedule.build().unwrap_err();
@@ -98,7 +99,7 @@ fn set_errors() {
     );
 
     // A set ordered against itself through another set is a cycle.
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("a").in_set("s");
     schedule.add_system(noop).named("b").in_set("t");
     schedule.configure_set("s").after("t");
@@ -106,7 +107,7 @@ fn set_errors() {
     assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
 
     // An empty but configured set is fine to order against.
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("a").after("empty");
     schedule.configure_set("empty");
     assert!(schedule.build().is_ok());
@@ -116,7 +117,7 @@ fn set_errors() {
 fn set_members_still_conflict_by_access() {
     fn read(_: Res<Log>) {}
     fn write(_: ResMut<Log>) {}
-    let mut schedule = Schedule::with_threads(2);
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(write).in_set("s");
     schedule.add_system(read).in_set("s");
     let explain = schedule.explain();
@@ -130,14 +131,14 @@ fn set_members_still_conflict_by_access() {
 fn duplicate_names_are_refused_where_they_are_made() {
     fn step(_: &World) {}
     // One function twice, renamed: fine.
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(step).named("step_a");
     schedule.add_system(step).named("step_b");
     assert!(schedule.build().is_ok());
 
     // Two closures of one function, the second left unnamed: refused at its `add_system`.
     let (first, second) = (|_: &World| {}, |_: &World| {});
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(first);
     let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         schedule.add_system(second);
@@ -151,13 +152,13 @@ fn duplicate_names_are_refused_where_they_are_made() {
     );
 
     // An explicit name that is taken: refused by `named`.
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.add_system(step);
     let err = schedule.add_system(noop).try_named("step").err().unwrap();
     assert_eq!(err, ScheduleError::DuplicateName("step".into()));
 
     // `try_add_system` leaves the duplicate to `build`.
-    let mut schedule = Schedule::new();
+    let mut schedule = Schedule::single_threaded();
     schedule.try_add_system(step).unwrap();
     schedule.try_add_system(step).unwrap();
     assert_eq!(

@@ -89,6 +89,10 @@ struct SetOrder {
 ///    the registry `registry_id` names (checked by `try_add_system`; `registry` is only ever
 ///    lent to `IntoSystem::into_system`, and a system whose building replaced it is refused,
 ///    as is every later system with queries).
+/// 4. `event_updates` lists, once each, every event queue that the access set of a system or
+///    run condition in the schedule uses; each is updated once at the end of every run.
+/// 5. Every set named in `sets` or in an `Order::sets` is a set name, never a system name
+///    (checked by `build`: `ScheduleError::SetNameClash`).
 pub struct Schedule {
     systems: Vec<SystemCell>,
     accesses: Vec<SystemAccess>,

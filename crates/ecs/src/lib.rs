@@ -150,7 +150,9 @@ pub mod prelude {
         SharedQuery, With, Without,
     };
     pub use ecs_sched::{
-        CommandBuffer, CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
+        every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,
+        CommandError, Commands, EventReader, EventWriter, Events, FixedTime, FixedTimestep, Local,
+        ParamSet, Query, Res, ResMut, Schedule, ScheduleError, Timings,
     };
 
     // Snapshots, rollback and pod column views (issue 17).

@@ -95,6 +95,61 @@ pub mod game {
     }
 }
 
+/// The schedule `docs/scheduling.md` uses to show run conditions, sets and events.
+pub mod sim {
+    use ecs::prelude::*;
+
+    /// Where.
+    pub struct Position(pub f32);
+    /// How fast.
+    pub struct Velocity(pub f32);
+    /// Set by the pause menu.
+    pub struct Paused(pub bool);
+    /// An event: something collided.
+    pub struct Collision;
+
+    fn read_input(mut paused: ResMut<Paused>) {
+        paused.0 = false;
+    }
+
+    fn integrate(mut q: Query<(RefRW<Position>, RefRO<Velocity>)>) {
+        q.for_each(|(p, v)| p.0 += v.0);
+    }
+
+    fn collide(q: Query<RefRO<Position>>, mut hits: EventWriter<Collision>) {
+        q.for_each(|p| {
+            if p.0 > 100.0 {
+                hits.send(Collision);
+            }
+        });
+    }
+
+    fn log_hits(mut hits: EventReader<Collision>, mut count: ResMut<u64>) {
+        *count += hits.read().count() as u64;
+    }
+
+    fn not_paused(paused: Res<Paused>) -> bool {
+        !paused.0
+    }
+
+    /// The schedule.
+    pub fn schedule() -> Schedule {
+        let mut schedule = Schedule::with_threads(2);
+        schedule.add_system(read_input).in_set("input");
+        schedule
+            .add_system(integrate)
+            .in_set("physics")
+            .run_if(not_paused);
+        schedule
+            .add_system(collide)
+            .in_set("physics")
+            .run_if(not_paused);
+        schedule.add_system(log_hits).run_if(every_n_runs(10));
+        schedule.configure_set("physics").after("input");
+        schedule
+    }
+}
+
 fn read(path: &str) -> String {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
     std::fs::read_to_string(format!("{root}{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -113,6 +168,12 @@ fn scheduling_doc_shows_the_real_explain_output() {
     assert!(
         doc.contains(&game),
         "docs/scheduling.md lacks today's output:\n{game}"
+    );
+    let sim = explain(sim::schedule());
+    println!("{sim}");
+    assert!(
+        doc.contains(&sim),
+        "docs/scheduling.md lacks today's output:\n{sim}"
     );
     let swarm = explain(swarm::schedule(Some(2)));
     println!("{swarm}");

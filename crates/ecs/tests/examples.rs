@@ -220,7 +220,7 @@ fn swarm_keeps_its_population_and_reports() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["lifetime", "movement", "orbit", "stats", "steering"]
+        ["lifetime", "movement", "orbit", "stats", "steering", "tally"]
     );
     let stored: usize = report.layout.archetypes.iter().map(|a| a.entities).sum();
     assert_eq!(stored, 10_000);

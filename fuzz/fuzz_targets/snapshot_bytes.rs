@@ -21,7 +21,7 @@ fn world() -> World {
     world.register_pod::<[f32; 3]>();
     world.register_pod::<u32>();
     world.register_pod::<u8>();
-    world.register_pod::<()>();
+    world.register_pod::<[u8; 0]>(); // a zero-sized column (`()` is refused: tuples are never components)
     world.register_pod_resource::<u64>();
     world
 }

@@ -9,11 +9,13 @@
 
 use std::fmt;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::signature::Signature;
@@ -114,6 +116,8 @@ pub struct Archetype {
     chunks: Vec<Chunk>,
     spare: Option<Chunk>,
     len: usize,
+    /// The world's chunk memory, where new chunks of this archetype are carved.
+    pool: Arc<ChunkPool>,
 }
 
 /// An archetype whose single row does not fit in one chunk.
@@ -160,6 +164,7 @@ impl Archetype {
         id: ArchetypeId,
         infos: &[&ComponentInfo],
         chunk_size: usize,
+        pool: &Arc<ChunkPool>,
     ) -> Result<Self, RowTooLarge> {
         debug_assert!(
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
@@ -205,6 +210,7 @@ impl Archetype {
             chunks: Vec::new(),
             spare: None,
             len: 0,
+            pool: Arc::clone(pool),
         })
     }
 
@@ -567,7 +573,7 @@ impl Archetype {
                 }
                 spare
             }
-            None => Chunk::new(&self.layout, tick),
+            None => Chunk::new(&self.layout, tick, &self.pool),
         };
         self.chunks.push(chunk);
     }

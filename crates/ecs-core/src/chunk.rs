@@ -1,6 +1,7 @@
 //! Fixed-size struct-of-arrays blocks of archetype rows.
 //!
-//! A chunk is one allocation of exactly `chunk_size` bytes (16 KiB by default). Its
+//! A chunk is one block of exactly `chunk_size` bytes (16 KiB by default), carved from its
+//! world's [`ChunkPool`](crate::chunk_pool::ChunkPool). Its
 //! [`ChunkLayout`] is computed once per archetype: the entity-id column first, then one column
 //! per component, each at an offset aligned for its type, sized for the largest row count that
 //! fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
@@ -15,11 +16,13 @@
 //! auto-vectoriser want. A chunk never learns the types of its columns: the owning archetype
 //! drops values through `ComponentInfo::drop_fn` before it lets a chunk go.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::chunk_pool::ChunkPool;
 use crate::entity::Entity;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -317,7 +320,8 @@ const INLINE_COLUMNS: usize = 8;
 /// One block of rows.
 ///
 /// # Invariants
-/// 1. `data` is a live allocation of `layout.alloc_layout()` for the archetype's `layout`, and
+/// 1. `data` is a slot of `alloc` (`layout.alloc_layout()` for the archetype's `layout`)
+///    handed out by `pool` and owned by this chunk alone, and
 ///    `changed.len() == layout.columns()`.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
 ///    column are initialised; rows `len..` are not.
@@ -341,6 +345,8 @@ pub struct Chunk {
     data: NonNull<u8>,
     len: usize,
     alloc: Layout,
+    /// The world's pool `data` came from; held so that it outlives this chunk.
+    pool: Arc<ChunkPool>,
     /// Per component column, the tick of the last write access. Kept inline for narrow
     /// archetypes so that iterating an archetype's chunks reads and stamps ticks in the
     /// contiguous chunk list rather than in one scattered heap block per chunk.
@@ -357,18 +363,15 @@ unsafe impl Send for Chunk {}
 unsafe impl Sync for Chunk {}
 
 impl Chunk {
-    /// Allocates an empty chunk for `layout`.
-    pub(crate) fn new(layout: &ChunkLayout, tick: u64) -> Self {
+    /// An empty chunk for `layout`, its memory carved from `pool`.
+    pub(crate) fn new(layout: &ChunkLayout, tick: u64, pool: &Arc<ChunkPool>) -> Self {
         let alloc = layout.alloc_layout();
-        // SAFETY: `alloc` has a non-zero size (`chunk_size >= 128`, checked by the world).
-        let raw = unsafe { alloc::alloc(alloc) };
-        let Some(data) = NonNull::new(raw) else {
-            alloc::handle_alloc_error(alloc)
-        };
+        let data = pool.alloc(alloc);
         Self {
             data,
             len: 0,
             alloc,
+            pool: Arc::clone(pool),
             changed: (0..layout.columns())
                 .map(|_| AtomicU64::new(tick))
                 .collect(),
@@ -605,8 +608,9 @@ impl Chunk {
 
 impl Drop for Chunk {
     fn drop(&mut self) {
-        // SAFETY: invariant 1: `data` was allocated with `alloc` and is freed only here.
-        unsafe { alloc::dealloc(self.data.as_ptr(), self.alloc) }
+        // SAFETY: invariant 1: `data` came from `pool` with `alloc`, this chunk alone owns it,
+        // and it is given back only here.
+        unsafe { self.pool.free(self.data, self.alloc) }
     }
 }
 

@@ -7,9 +7,11 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::bundle::{bundle_ids, Bundle};
+use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, Components, TypeIdMap};
 use crate::signature::Signature;
 
@@ -122,6 +124,8 @@ pub struct Archetypes {
     edges: Vec<Edges>,
     by_signature: HashMap<Signature, ArchetypeId, ahash::RandomState>,
     chunk_size: usize,
+    /// Where every archetype's chunks get their memory.
+    pool: Arc<ChunkPool>,
 }
 
 impl Archetypes {
@@ -131,10 +135,16 @@ impl Archetypes {
             edges: Vec::new(),
             by_signature: HashMap::default(),
             chunk_size,
+            pool: Arc::default(),
         };
         let empty = this.get_or_create(Signature::new(), &Components::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
         this
+    }
+
+    /// Where every archetype's chunks get their memory.
+    pub(crate) fn chunk_pool(&self) -> &ChunkPool {
+        &self.pool
     }
 
     /// The archetypes, indexed by [`ArchetypeId::index`].
@@ -162,7 +172,7 @@ impl Archetypes {
         }
         let id = ArchetypeId::new(self.list.len());
         let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
-        let archetype = match Archetype::new(id, &infos, self.chunk_size) {
+        let archetype = match Archetype::new(id, &infos, self.chunk_size, &self.pool) {
             Ok(archetype) => archetype,
             Err(too_large) => panic!("cannot store this archetype: {too_large}"),
         };

@@ -36,6 +36,8 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+#[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
+mod chunk_pool;
 #[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
 mod column;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
@@ -72,6 +74,7 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES};
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };

@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicU64 as StdAtomicU64;
 use crate::archetype::{copy_value, Archetype, ArchetypeId, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
+use crate::chunk_pool::ChunkPool;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
@@ -169,6 +170,26 @@ impl World {
     /// ```
     pub fn chunk_size(&self) -> usize {
         self.chunk_size
+    }
+
+    /// Where this world's chunks get their memory: 2 MiB blocks carved into chunks (see
+    /// [`ChunkPool`]). Its [`stats`](ChunkPool::stats) say how many blocks the world holds;
+    /// [`release_empty`](ChunkPool::release_empty) hands unused blocks back to the system.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let ids: Vec<_> = world.spawn_batch((0..10_000u32).map(|i| (i,))).collect();
+    /// assert!(world.chunk_pool().stats().blocks >= 1);
+    /// for e in ids {
+    ///     world.despawn(e).unwrap();
+    /// }
+    /// world.chunk_pool().release_empty();
+    /// // What is left is the archetype's one spare chunk, kept for the next spawn.
+    /// assert_eq!(world.chunk_pool().stats().chunks, 1);
+    /// ```
+    pub fn chunk_pool(&self) -> &ChunkPool {
+        self.archetypes.chunk_pool()
     }
 
     // ----- entities -------------------------------------------------------------------------

@@ -10,6 +10,10 @@
 //! free again (keeping one empty block per size class so that a world that shrinks and grows
 //! at a block boundary does not map and unmap each frame).
 //!
+//! Empty 2 MiB blocks of a dropped world go to a small process-wide cache (up to 64 MiB)
+//! that the next world's pool draws from first, so building a world after dropping one does
+//! not fault and zero its pages again; `release_empty` empties that cache too.
+//!
 //! Each world owns one pool (its archetype graph holds it; every chunk holds a counted
 //! reference, so the pool outlives the last chunk carved from it, whichever is dropped
 //! first). Chunks of different sizes or alignments come from separate *classes* of blocks.
@@ -28,6 +32,7 @@
 //!    [`ChunkPool::alloc`] and not yet given back; `used == slots - free.len()`.
 //! 3. A class's `partial` set holds exactly the addresses of its blocks with a free slot.
 //! 4. At most one block per class has `used == 0` (`empty` counts them).
+//! 5. The process cache holds only blocks no pool holds (see `BlockCache`).
 
 use std::alloc::{self, Layout};
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,10 +79,16 @@ struct Class {
 }
 
 struct Block {
+    /// The block's allocation; slot `i` starts `i * stride` bytes past it.
+    base: NonNull<u8>,
     /// Free slot indices; popped from the end, so kept in descending order when fresh.
     free: Vec<u32>,
     used: usize,
 }
+
+// SAFETY: a block is memory its pool owns (invariant 1); the pool's lock orders every access
+// to its bookkeeping, and the chunks carved from it are `Send` on their own terms.
+unsafe impl Send for Block {}
 
 impl ChunkPool {
     /// Memory for one chunk of layout `chunk`: `chunk.size()` bytes aligned to `chunk.align()`.
@@ -126,10 +137,12 @@ impl ChunkPool {
     }
 
     /// Returns every block with no chunk in use to the system (the one per class kept for
-    /// reuse included); returns the bytes freed.
+    /// reuse included), and empties the process's cache of blocks kept between worlds;
+    /// returns the bytes freed.
     pub fn release_empty(&self) -> usize {
         let mut classes = self.lock();
-        classes.iter_mut().map(Class::release_empty).sum()
+        let own: usize = classes.iter_mut().map(Class::release_empty).sum();
+        own + BlockCache::clear()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Class>> {
@@ -152,7 +165,10 @@ impl Drop for ChunkPool {
                 class.blocks.values().all(|b| b.used == 0),
                 "every chunk holds the pool alive"
             );
-            class.release_empty();
+            let blocks: Vec<usize> = class.blocks.keys().copied().collect();
+            for addr in blocks {
+                class.release(addr, false);
+            }
         }
     }
 }
@@ -195,10 +211,8 @@ impl Class {
         if block.free.is_empty() {
             self.partial.remove(&addr);
         }
-        let ptr = (addr + slot as usize * self.stride) as *mut u8;
-        // SAFETY: `addr` is a live allocation's address (invariant 1), so non-null, and the
-        // slot lies inside it.
-        unsafe { NonNull::new_unchecked(ptr) }
+        // SAFETY: the slot lies inside the block's allocation (invariant 1).
+        unsafe { block.base.add(slot as usize * self.stride) }
     }
 
     /// # Safety
@@ -219,22 +233,29 @@ impl Class {
         if block.used == 0 {
             self.empty += 1;
             if self.empty > 1 {
-                self.release(addr);
+                self.release(addr, false);
             }
         }
     }
 
     fn new_block(&mut self) -> usize {
-        // SAFETY: the block layout has a non-zero size (a chunk is at least 128 bytes).
-        let raw = unsafe { alloc::alloc(self.block) };
-        let Some(ptr) = NonNull::new(raw) else {
-            alloc::handle_alloc_error(self.block)
+        let base = match BlockCache::take(self.block) {
+            Some(base) => base,
+            None => {
+                // SAFETY: the block layout has a non-zero size (a chunk is at least 128 bytes).
+                let raw = unsafe { alloc::alloc(self.block) };
+                let Some(base) = NonNull::new(raw) else {
+                    alloc::handle_alloc_error(self.block)
+                };
+                advise_huge_pages(base, self.block);
+                base
+            }
         };
-        advise_huge_pages(ptr, self.block);
-        let addr = ptr.as_ptr() as usize;
+        let addr = base.as_ptr() as usize;
         self.blocks.insert(
             addr,
             Block {
+                base,
                 free: (0..self.slots as u32).rev().collect(),
                 used: 0,
             },
@@ -244,15 +265,21 @@ impl Class {
         addr
     }
 
-    /// Frees the empty block at `addr`.
-    fn release(&mut self, addr: usize) {
+    /// Gives the empty block at `addr` to the process's block cache or, if `to_system` or the
+    /// cache is full, back to the system. Returns the bytes given back to the system.
+    fn release(&mut self, addr: usize, to_system: bool) -> usize {
         let block = self.blocks.remove(&addr).expect("a block of this class");
         debug_assert_eq!(block.used, 0);
         self.partial.remove(&addr);
         self.empty -= 1;
-        // SAFETY: invariant 1: `addr` is a live allocation of `self.block`; no slot of it is
-        // handed out (`used == 0`, invariant 2), and it has just left `blocks`.
-        unsafe { alloc::dealloc(addr as *mut u8, self.block) };
+        // Invariant 1: `base` is a live allocation of `self.block`; no slot of it is handed
+        // out (`used == 0`, invariant 2), and it has just left `blocks`.
+        if !to_system && BlockCache::keep(block.base, self.block) {
+            return 0;
+        }
+        // SAFETY: as above, and the cache did not take it.
+        unsafe { alloc::dealloc(block.base.as_ptr(), self.block) };
+        self.block.size()
     }
 
     fn release_empty(&mut self) -> usize {
@@ -262,10 +289,75 @@ impl Class {
             .filter(|(_, b)| b.used == 0)
             .map(|(&addr, _)| addr)
             .collect();
-        for &addr in &empty {
-            self.release(addr);
+        empty.iter().map(|&addr| self.release(addr, true)).sum()
+    }
+}
+
+/// Empty standard blocks (2 MiB, 2 MiB-aligned) kept between worlds: a program that drops a
+/// world and builds another (a test suite, a rollback into a fresh world, a benchmark loop)
+/// reuses pages the system has already backed instead of faulting and zeroing them again. At
+/// most [`CACHED_BLOCKS`] blocks (64 MiB); beyond that, and on
+/// [`ChunkPool::release_empty`], blocks go back to the system.
+///
+/// # Invariant
+/// 5. Every pointer in the cache is a live allocation of [`BlockCache::LAYOUT`] that no pool
+///    holds and nothing else refers to.
+struct BlockCache;
+
+/// How many empty 2 MiB blocks the process keeps between worlds.
+pub const CACHED_BLOCKS: usize = 32;
+
+struct CachedBlock(NonNull<u8>);
+
+// SAFETY: a cached block is plain memory owned by the cache alone (invariant 5); which thread
+// frees or reuses it does not matter.
+unsafe impl Send for CachedBlock {}
+
+static CACHE: Mutex<Vec<CachedBlock>> = Mutex::new(Vec::new());
+
+impl BlockCache {
+    const LAYOUT: Layout = match Layout::from_size_align(BLOCK_BYTES, BLOCK_BYTES) {
+        Ok(layout) => layout,
+        Err(_) => panic!("2 MiB is a valid size and alignment"),
+    };
+
+    fn lock() -> std::sync::MutexGuard<'static, Vec<CachedBlock>> {
+        CACHE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A cached block for `layout`, if it is the standard one and the cache has one.
+    fn take(layout: Layout) -> Option<NonNull<u8>> {
+        if layout != Self::LAYOUT {
+            return None;
         }
-        empty.len() * self.block.size()
+        Self::lock().pop().map(|b| b.0)
+    }
+
+    /// Keeps `block`, an empty block of `layout` that its pool gives up, if it is a standard
+    /// block and there is room; `false` leaves it with the caller.
+    fn keep(block: NonNull<u8>, layout: Layout) -> bool {
+        if layout != Self::LAYOUT {
+            return false;
+        }
+        let mut cache = Self::lock();
+        if cache.len() >= CACHED_BLOCKS {
+            return false;
+        }
+        cache.push(CachedBlock(block));
+        true
+    }
+
+    /// Frees every cached block; returns the bytes freed.
+    fn clear() -> usize {
+        let blocks = std::mem::take(&mut *Self::lock());
+        for block in &blocks {
+            // SAFETY: invariant 5: a live allocation of `LAYOUT` that only the cache held, and
+            // it has just left the cache.
+            unsafe { alloc::dealloc(block.0.as_ptr(), Self::LAYOUT) };
+        }
+        blocks.len() * BLOCK_BYTES
     }
 }
 
@@ -310,7 +402,8 @@ mod tests {
         }
         // One empty block stays for reuse.
         assert_eq!(pool.stats().blocks, 1);
-        assert_eq!(pool.release_empty(), 256 * SMALL_BLOCK_SLOTS);
+        // (Plus whatever 2 MiB blocks other tests' dropped worlds left in the process cache.)
+        assert!(pool.release_empty() >= 256 * SMALL_BLOCK_SLOTS);
         assert_eq!(pool.stats(), PoolStats::default());
     }
 

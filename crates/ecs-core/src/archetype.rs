@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk_policy::ChunkSizing;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
 use crate::signature::Signature;
@@ -159,24 +160,13 @@ impl Archetype {
     pub(crate) fn new(
         id: ArchetypeId,
         infos: &[&ComponentInfo],
-        chunk_size: usize,
+        sizing: &ChunkSizing,
     ) -> Result<Self, RowTooLarge> {
         debug_assert!(
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
             "ids not ascending"
         );
-        let specs: Vec<ColumnSpec> = infos
-            .iter()
-            .map(|i| ColumnSpec {
-                size: i.size(),
-                align: i.align(),
-            })
-            .collect();
-        let layout = ChunkLayout::new(chunk_size, &specs).ok_or_else(|| RowTooLarge {
-            components: infos.iter().map(|i| (i.name(), i.size())).collect(),
-            chunk_size,
-            row_bytes: ChunkLayout::end_of(1, &specs),
-        })?;
+        let layout = sizing.layout(infos)?;
         assert!(
             infos.len() < ABSENT as usize,
             "an archetype holds at most 65534 components"
@@ -293,6 +283,42 @@ impl Archetype {
     #[inline]
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// Empty chunks kept for reuse (0 or 1, invariant 5).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::with_chunk_size(4096).unwrap();
+    /// let e = world.spawn((1u64,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.archetypes()[id.index()].spare_chunks(), 1);
+    /// ```
+    pub fn spare_chunks(&self) -> usize {
+        usize::from(self.spare.is_some())
+    }
+
+    /// Heap bytes of the archetype's bookkeeping besides its chunk blocks: the chunk records
+    /// (the `Vec<Chunk>` and any spilled per-chunk tick lists) and the column tables. For the
+    /// layout report; the signature and graph edges are counted there.
+    pub(crate) fn record_bytes(&self) -> usize {
+        let records = self.chunks.capacity() * size_of::<Chunk>()
+            + self
+                .chunks
+                .iter()
+                .chain(&self.spare)
+                .map(Chunk::heap_bytes)
+                .sum::<usize>();
+        let column_of = if self.column_of.spilled() {
+            self.column_of.capacity() * size_of::<u16>()
+        } else {
+            0
+        };
+        // `columns`, plus the layout's offsets, sizes and placement.
+        records
+            + column_of
+            + self.columns.len() * (size_of::<ColumnMeta>() + 3 * size_of::<usize>())
     }
 
     /// Component ids, one per column, ascending.
@@ -795,8 +821,9 @@ impl Archetype {
                 align: info.align(),
             });
         }
-        let fresh = ChunkLayout::new(self.layout.chunk_size(), &specs)
-            .expect("an archetype's row fits its chunk");
+        let fresh =
+            ChunkLayout::new_ordered(self.layout.chunk_size(), &specs, self.layout.placement())
+                .expect("an archetype's row fits its chunk");
         assert_eq!(
             fresh.capacity(),
             self.layout.capacity(),

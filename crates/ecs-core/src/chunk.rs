@@ -68,6 +68,8 @@ pub struct ChunkLayout {
     by_capacity: FastDiv,
     offsets: Box<[usize]>,
     sizes: Box<[usize]>,
+    /// Column indices in the order their arrays sit in the chunk (see `new_ordered`).
+    placement: Box<[usize]>,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -101,21 +103,57 @@ impl ChunkLayout {
     /// assert!(ChunkLayout::new(4096, &[ColumnSpec { size: 8192, align: 8 }]).is_none());
     /// ```
     pub fn new(chunk_size: usize, columns: &[ColumnSpec]) -> Option<Self> {
+        let identity: Vec<usize> = (0..columns.len()).collect();
+        Self::new_ordered(chunk_size, columns, &identity)
+    }
+
+    /// Like [`ChunkLayout::new`], but the column arrays sit in the chunk in `placement` order
+    /// (a permutation of the column indices); `offset(c)` still answers for column `c`.
+    ///
+    /// # Panics
+    /// If `placement` is not a permutation of `0..columns.len()`, or as [`ChunkLayout::new`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 8, align: 8 }];
+    /// let layout = ChunkLayout::new_ordered(4096, &cols, &[1, 0]).unwrap();
+    /// assert!(layout.offset(1) < layout.offset(0));
+    /// assert_eq!(layout.placement(), [1, 0]);
+    /// ```
+    pub fn new_ordered(
+        chunk_size: usize,
+        columns: &[ColumnSpec],
+        placement: &[usize],
+    ) -> Option<Self> {
+        let mut seen = vec![false; columns.len()];
+        assert!(
+            placement.len() == columns.len()
+                && placement
+                    .iter()
+                    .all(|&c| c < columns.len() && !std::mem::replace(&mut seen[c], true)),
+            "placement {placement:?} is not a permutation of {} columns",
+            columns.len()
+        );
+        let placed: Vec<ColumnSpec> = placement.iter().map(|&c| columns[c]).collect();
         let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|c| c.size).sum::<usize>();
         // `upper` rows of the bare row size fill the block; padding can only lower that.
         let upper = chunk_size / row_bytes;
         let capacity = (1..=upper)
             .rev()
-            .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
+            .find(|&n| Self::end_of(n, &placed) <= chunk_size)?;
         // Spare bytes of a full chunk go to starting the columns on vector-register (ideally
         // cache-line) boundaries: a loop over a column that starts 4 or 8 bytes past one splits
         // every fourth 16-byte load across two cache lines (15 % slower in a flat `f32` loop).
         // The capacity stays the largest that fits with each column aligned for its type only.
-        let offsets = [CACHE_LINE, 32, 16]
+        let placed_offsets = [CACHE_LINE, 32, 16]
             .into_iter()
-            .find_map(|preferred| Self::offsets(capacity, columns, preferred, chunk_size))
-            .or_else(|| Self::offsets(capacity, columns, 1, chunk_size))
+            .find_map(|preferred| Self::offsets(capacity, &placed, preferred, chunk_size))
+            .or_else(|| Self::offsets(capacity, &placed, 1, chunk_size))
             .expect("`capacity` rows fit with each column aligned for its type");
+        let mut offsets = vec![0; columns.len()].into_boxed_slice();
+        for (&c, &offset) in placement.iter().zip(placed_offsets.iter()) {
+            offsets[c] = offset;
+        }
         let align = columns
             .iter()
             .map(|c| c.align)
@@ -134,6 +172,7 @@ impl ChunkLayout {
             by_capacity: FastDiv::new(divisor),
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
+            placement: placement.into(),
         })
     }
 
@@ -253,6 +292,18 @@ impl ChunkLayout {
         self.sizes[col]
     }
 
+    /// Column indices in the order their arrays sit in the chunk, after the entity ids.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec, spec]).unwrap().placement(), [0, 1]);
+    /// ```
+    #[inline]
+    pub fn placement(&self) -> &[usize] {
+        &self.placement
+    }
+
     /// Number of component columns.
     ///
     /// ```
@@ -357,6 +408,15 @@ unsafe impl Send for Chunk {}
 unsafe impl Sync for Chunk {}
 
 impl Chunk {
+    /// Heap bytes this chunk owns besides its block: the tick list, once it spills.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        if self.changed.spilled() {
+            self.changed.capacity() * size_of::<AtomicU64>()
+        } else {
+            0
+        }
+    }
+
     /// Allocates an empty chunk for `layout`.
     pub(crate) fn new(layout: &ChunkLayout, tick: u64) -> Self {
         let alloc = layout.alloc_layout();

@@ -36,6 +36,7 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+mod chunk_policy;
 #[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
 mod column;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
@@ -72,6 +73,7 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };
@@ -79,7 +81,7 @@ pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
-pub use layout::{short_name, ArchetypeLayout, WorldLayout};
+pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};

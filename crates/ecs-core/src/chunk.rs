@@ -70,6 +70,8 @@ pub struct ChunkLayout {
     sizes: Box<[usize]>,
     /// Column indices in the order their arrays sit in the chunk (see `new_ordered`).
     placement: Box<[usize]>,
+    /// The rule that chose `placement`, for the layout report.
+    order_name: &'static str,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -173,6 +175,11 @@ impl ChunkLayout {
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
             placement: placement.into(),
+            order_name: if placement.iter().enumerate().all(|(i, &c)| i == c) {
+                "registration"
+            } else {
+                "custom"
+            },
         })
     }
 
@@ -302,6 +309,24 @@ impl ChunkLayout {
     #[inline]
     pub fn placement(&self) -> &[usize] {
         &self.placement
+    }
+
+    /// The rule that placed the columns: `registration`, `min-padding`, `chosen-first` (from
+    /// a [`ColumnOrder`](crate::ColumnOrder)) or `custom` (`new_ordered` with another order).
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec]).unwrap().column_order(), "registration");
+    /// ```
+    #[inline]
+    pub fn column_order(&self) -> &'static str {
+        self.order_name
+    }
+
+    pub(crate) fn named(mut self, order_name: &'static str) -> Self {
+        self.order_name = order_name;
+        self
     }
 
     /// Number of component columns.

@@ -129,15 +129,54 @@ pub enum ColumnOrder {
     First(Vec<ComponentId>),
 }
 
-/// Which placement an archetype's layout ended up with, as the layout report names it.
-pub(crate) fn order_name(layout: &ChunkLayout, specs: &[ColumnSpec]) -> &'static str {
-    let p = layout.placement();
-    if p.iter().enumerate().all(|(i, &c)| i == c) {
-        "registration"
-    } else if p == by_align(specs, true).as_slice() || p == by_align(specs, false).as_slice() {
-        "min-padding"
-    } else {
-        "chosen-first"
+impl ColumnOrder {
+    /// The layout of `columns` (with component ids `ids`, ascending) in `chunk_size` bytes,
+    /// placed in this order; `None` if not one row fits.
+    ///
+    /// # Panics
+    /// If `ids` is not as long as `columns` (for `First`), or as [`ChunkLayout::new`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnOrder, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 16, align: 16 }];
+    /// let reg = ChunkLayout::new(4096, &cols).unwrap();
+    /// let min = ColumnOrder::MinPadding.layout(4096, &cols, &[]).unwrap();
+    /// assert!(min.capacity() >= reg.capacity());
+    /// ```
+    pub fn layout(
+        &self,
+        chunk_size: usize,
+        specs: &[ColumnSpec],
+        ids: &[ComponentId],
+    ) -> Option<ChunkLayout> {
+        let registration: Vec<usize> = (0..specs.len()).collect();
+        match self {
+            ColumnOrder::Registration => ChunkLayout::new_ordered(chunk_size, specs, &registration),
+            ColumnOrder::MinPadding => {
+                let mut best = ChunkLayout::new_ordered(chunk_size, specs, &registration)?;
+                for descending in [true, false] {
+                    let order = by_align(specs, descending);
+                    if let Some(l) = ChunkLayout::new_ordered(chunk_size, specs, &order) {
+                        if fuller(&l, &best, specs) {
+                            best = l.named("min-padding");
+                        }
+                    }
+                }
+                Some(best)
+            }
+            ColumnOrder::First(first) => {
+                let mut order: Vec<usize> = Vec::with_capacity(specs.len());
+                let chosen = first
+                    .iter()
+                    .filter_map(|id| ids.iter().position(|i| i == id));
+                for c in chosen.chain(by_align(specs, true)) {
+                    if !order.contains(&c) {
+                        order.push(c);
+                    }
+                }
+                ChunkLayout::new_ordered(chunk_size, specs, &order).map(|l| l.named("chosen-first"))
+            }
+        }
     }
 }
 
@@ -204,7 +243,7 @@ impl ChunkSizing {
         let mut best = None;
         let mut size = *sizes.start();
         while size <= *sizes.end() {
-            if let Some(layout) = self.ordered(size, &specs, &ids) {
+            if let Some(layout) = self.order.layout(size, &specs, &ids) {
                 let enough = layout.capacity() >= min_rows;
                 best = Some(layout);
                 if enough {
@@ -214,44 +253,6 @@ impl ChunkSizing {
             size *= 2;
         }
         best.ok_or_else(|| too_large(*sizes.end()))
-    }
-
-    /// The layout in `chunk_size` bytes under this world's column order.
-    fn ordered(
-        &self,
-        chunk_size: usize,
-        specs: &[ColumnSpec],
-        ids: &[ComponentId],
-    ) -> Option<ChunkLayout> {
-        let registration: Vec<usize> = (0..specs.len()).collect();
-        match &self.order {
-            ColumnOrder::Registration => ChunkLayout::new_ordered(chunk_size, specs, &registration),
-            ColumnOrder::MinPadding => {
-                let mut best = ChunkLayout::new_ordered(chunk_size, specs, &registration)?;
-                for descending in [true, false] {
-                    let order = by_align(specs, descending);
-                    if let Some(l) = ChunkLayout::new_ordered(chunk_size, specs, &order) {
-                        if fuller(&l, &best, specs) {
-                            best = l;
-                        }
-                    }
-                }
-                Some(best)
-            }
-            ColumnOrder::First(first) => {
-                let mut order: Vec<usize> = first
-                    .iter()
-                    .filter_map(|id| ids.iter().position(|i| i == id))
-                    .collect();
-                order.dedup();
-                for c in by_align(specs, true) {
-                    if !order.contains(&c) {
-                        order.push(c);
-                    }
-                }
-                ChunkLayout::new_ordered(chunk_size, specs, &order)
-            }
-        }
     }
 }
 
@@ -384,15 +385,11 @@ mod tests {
 
     #[test]
     fn min_padding_never_loses_a_row() {
-        let sizing = ChunkSizing {
-            order: ColumnOrder::MinPadding,
-            ..ChunkSizing::default()
-        };
         let cols = specs(&[(1, 1), (16, 16), (3, 1), (64, 64), (4, 4), (36, 4)]);
         let ids: Vec<ComponentId> = Vec::new();
         for size in [4096, 16384, 262_144] {
             let reg = ChunkLayout::new(size, &cols).unwrap();
-            let min = sizing.ordered(size, &cols, &ids).unwrap();
+            let min = ColumnOrder::MinPadding.layout(size, &cols, &ids).unwrap();
             assert!(min.capacity() >= reg.capacity(), "{size}");
         }
     }

@@ -10,7 +10,7 @@ use std::fmt::{self, Write as _};
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::chunk::ColumnSpec;
-use crate::chunk_policy::{order_name, ChunkPolicy};
+use crate::chunk_policy::ChunkPolicy;
 use crate::entity::Entity;
 use crate::World;
 
@@ -270,7 +270,7 @@ impl ArchetypeLayout {
             id: a.id(),
             components: a.component_names().collect(),
             chunk_size,
-            column_order: order_name(layout, &specs),
+            column_order: layout.column_order(),
             columns,
             capacity: cap,
             chunks,

@@ -89,8 +89,8 @@ const ABSENT: u16 = u16::MAX;
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
 /// 6. The archetype agrees with the component registry ([`Components`]) of the world that owns
 ///    it: every `columns[c].id` is registered there, and `columns[c]`'s name, size and drop
-///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new`] gives for the
-///    infos' sizes and alignments (so each column is aligned for its type, and
+///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new_ordered`] gives
+///    for the infos' sizes and alignments and the layout's own placement (so each column is aligned for its type, and
 ///    [`Archetype::split_row`] divides by the capacity those types give).
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,

@@ -1,9 +1,10 @@
 //! Fixed-size struct-of-arrays blocks of archetype rows.
 //!
-//! A chunk is one allocation of exactly `chunk_size` bytes (16 KiB by default). Its
-//! [`ChunkLayout`] is computed once per archetype: the entity-id column first, then one column
-//! per component, each at an offset aligned for its type, sized for the largest row count that
-//! fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
+//! A chunk is one allocation of exactly `chunk_size` bytes (16 KiB by default; each archetype
+//! may have its own, see `chunk_policy`). Its [`ChunkLayout`] is computed once per archetype:
+//! the entity-id column first, then one column per component (in registration order, or in
+//! the placement a `ColumnOrder` chose), each at an offset aligned for its type, sized for the
+//! largest row count that fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
 //! is the same (dangling-but-aligned) address.
 //!
 //! ```text
@@ -47,11 +48,15 @@ pub const CHUNK_SIZE: usize = 16 * 1024;
 ///    `offsets[c] % align_of(c) == 0` and `offsets[c] + capacity * sizes[c] <= chunk_size`;
 ///    columns do not overlap, and none overlaps the entity column `0..capacity * 8`.
 /// 2. Zero-sized columns have offset 0.
-/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit.
+/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit with the columns
+///    in `placement` order.
 /// 4. `align` is a power of two, at least [`CHUNK_ALIGN`] and every column's alignment.
 /// 5. Where a full chunk's spare bytes allow, columns start on 64-, 32- or 16-byte boundaries
 ///    (the largest that fits for all of them), so vector loops over them do not split loads
 ///    across cache lines; this never lowers the capacity of invariant 3.
+/// 6. `placement` is a permutation of the column indices, and column arrays sit in the chunk
+///    in that order (ascending offsets among sized columns). Column numbers stay the
+///    archetype's ascending component ids; only offsets follow the placement.
 ///
 /// ```
 /// # use ecs_core::{ChunkLayout, ColumnSpec};

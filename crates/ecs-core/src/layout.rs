@@ -135,6 +135,8 @@ pub struct ArchetypeLayout {
     pub rows_lost_to_padding: usize,
     /// What one full pass over every column (entity ids included) touches.
     pub pass: Footprint,
+    /// What one full pass over the entity ids touches.
+    pub entity_pass: Footprint,
 }
 
 /// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
@@ -206,6 +208,34 @@ pub struct WorldLayout {
 }
 
 impl ArchetypeLayout {
+    /// What one full pass of a query reading `columns` (column numbers, as in
+    /// [`Archetype::column`](crate::Archetype::column)) over this archetype touches, entity
+    /// ids included if `with_entities`.
+    ///
+    /// # Panics
+    /// If a column number is out of range.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..1000u32).map(|i| (i, 0u64)));
+    /// let arch = &world.layout().archetypes[0];
+    /// let one = arch.footprint(&[0], false);
+    /// assert_eq!(one.bytes, 4000);
+    /// assert_eq!(arch.footprint(&[0, 1], true), arch.pass);
+    /// ```
+    pub fn footprint(&self, columns: &[usize], with_entities: bool) -> Footprint {
+        let mut f = if with_entities {
+            self.entity_pass
+        } else {
+            Footprint::default()
+        };
+        for &c in columns {
+            f.add(self.columns[c].pass);
+        }
+        f
+    }
+
     fn of(a: &Archetype, world: &World) -> Self {
         let layout = a.layout();
         let (cap, chunk_size) = (layout.capacity(), layout.chunk_size());
@@ -260,7 +290,8 @@ impl ArchetypeLayout {
             end = columns[c].offset + cap * specs[c].size;
         }
         let row_bytes = size_of::<Entity>() + specs.iter().map(|s| s.size).sum::<usize>();
-        let mut pass = pass_of(0, size_of::<Entity>());
+        let entity_pass = pass_of(0, size_of::<Entity>());
+        let mut pass = entity_pass;
         for c in &columns {
             pass.add(c.pass);
         }
@@ -286,6 +317,7 @@ impl ArchetypeLayout {
             tail_bytes: chunk_size - end,
             rows_lost_to_padding: chunk_size / row_bytes - cap,
             pass,
+            entity_pass,
         }
     }
 }
@@ -413,7 +445,7 @@ impl WorldLayout {
                 "{}{{\"id\":{},\"chunk_size\":{},\"column_order\":{},\"capacity\":{},\
                  \"chunks\":{},\"spare_chunks\":{},\"entities\":{},\"fill_percent\":{:.3},\
                  \"bytes_unused\":{},\"padding_bytes\":{},\"tail_bytes\":{},\
-                 \"rows_lost_to_padding\":{},\"pass\":{},\"columns\":[",
+                 \"rows_lost_to_padding\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
                 if i == 0 { "" } else { "," },
                 a.id.index(),
                 a.chunk_size,
@@ -428,6 +460,7 @@ impl WorldLayout {
                 a.tail_bytes,
                 a.rows_lost_to_padding,
                 json_footprint(a.pass),
+                json_footprint(a.entity_pass),
             );
             for (c, col) in a.columns.iter().enumerate() {
                 let _ = write!(

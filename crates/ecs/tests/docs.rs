@@ -193,7 +193,7 @@ fn architecture_doc_shows_the_real_layouts() {
         .next()
         .expect("split yields one part");
     assert!(
-        doc.contains(&table),
+        doc.contains(table),
         "docs/architecture.md lacks today's table:\n{table}"
     );
     for line in layout::move_demo() {

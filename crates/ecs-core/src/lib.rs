@@ -1,7 +1,8 @@
 //! The storage core of the `ecs` engine: entities, components, archetypes and chunks.
 //!
 //! Entities with the same set of component types share an [`Archetype`]. An archetype stores its
-//! rows in fixed-size [`Chunk`]s (16 KiB by default) laid out as struct-of-arrays, so a query
+//! rows in fixed-size [`Chunk`]s (16 KiB by default; a [`ChunkPolicy`] may size each archetype
+//! differently, and a [`ColumnOrder`] place its columns) laid out as struct-of-arrays, so a query
 //! walks a few dense arrays per chunk. Adding or removing components moves an entity's row along
 //! a cached edge of the archetype graph.
 //!

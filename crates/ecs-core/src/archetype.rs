@@ -15,6 +15,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
@@ -90,8 +91,8 @@ const ABSENT: u16 = u16::MAX;
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
 /// 6. The archetype agrees with the component registry ([`Components`]) of the world that owns
 ///    it: every `columns[c].id` is registered there, and `columns[c]`'s name, size and drop
-///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new`] gives for the
-///    infos' sizes and alignments (so each column is aligned for its type, and
+///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new_ordered`] gives
+///    for the infos' sizes and alignments and the layout's own placement (so each column is aligned for its type, and
 ///    [`Archetype::split_row`] divides by the capacity those types give).
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
@@ -163,25 +164,14 @@ impl Archetype {
     pub(crate) fn new(
         id: ArchetypeId,
         infos: &[&ComponentInfo],
-        chunk_size: usize,
+        sizing: &ChunkSizing,
         pool: &Arc<ChunkPool>,
     ) -> Result<Self, RowTooLarge> {
         debug_assert!(
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
             "ids not ascending"
         );
-        let specs: Vec<ColumnSpec> = infos
-            .iter()
-            .map(|i| ColumnSpec {
-                size: i.size(),
-                align: i.align(),
-            })
-            .collect();
-        let layout = ChunkLayout::new(chunk_size, &specs).ok_or_else(|| RowTooLarge {
-            components: infos.iter().map(|i| (i.name(), i.size())).collect(),
-            chunk_size,
-            row_bytes: ChunkLayout::end_of(1, &specs),
-        })?;
+        let layout = sizing.layout(infos)?;
         assert!(
             infos.len() < ABSENT as usize,
             "an archetype holds at most 65534 components"
@@ -299,6 +289,42 @@ impl Archetype {
     #[inline]
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// Empty chunks kept for reuse (0 or 1, invariant 5).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::with_chunk_size(4096).unwrap();
+    /// let e = world.spawn((1u64,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.archetypes()[id.index()].spare_chunks(), 1);
+    /// ```
+    pub fn spare_chunks(&self) -> usize {
+        usize::from(self.spare.is_some())
+    }
+
+    /// Heap bytes of the archetype's bookkeeping besides its chunk blocks: the chunk records
+    /// (the `Vec<Chunk>` and any spilled per-chunk tick lists) and the column tables. For the
+    /// layout report; the signature and graph edges are counted there.
+    pub(crate) fn record_bytes(&self) -> usize {
+        let records = self.chunks.capacity() * size_of::<Chunk>()
+            + self
+                .chunks
+                .iter()
+                .chain(&self.spare)
+                .map(Chunk::heap_bytes)
+                .sum::<usize>();
+        let column_of = if self.column_of.spilled() {
+            self.column_of.capacity() * size_of::<u16>()
+        } else {
+            0
+        };
+        // `columns`, plus the layout's offsets, sizes and placement.
+        records
+            + column_of
+            + self.columns.len() * (size_of::<ColumnMeta>() + 3 * size_of::<usize>())
     }
 
     /// Component ids, one per column, ascending.
@@ -801,8 +827,9 @@ impl Archetype {
                 align: info.align(),
             });
         }
-        let fresh = ChunkLayout::new(self.layout.chunk_size(), &specs)
-            .expect("an archetype's row fits its chunk");
+        let fresh =
+            ChunkLayout::new_ordered(self.layout.chunk_size(), &specs, self.layout.placement())
+                .expect("an archetype's row fits its chunk");
         assert_eq!(
             fresh.capacity(),
             self.layout.capacity(),

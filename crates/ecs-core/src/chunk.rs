@@ -1,10 +1,10 @@
 //! Fixed-size struct-of-arrays blocks of archetype rows.
 //!
-//! A chunk is one block of exactly `chunk_size` bytes (16 KiB by default), carved from its
-//! world's [`ChunkPool`](crate::chunk_pool::ChunkPool). Its
-//! [`ChunkLayout`] is computed once per archetype: the entity-id column first, then one column
-//! per component, each at an offset aligned for its type, sized for the largest row count that
-//! fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
+//! A chunk is one block, carved from its world's `ChunkPool`, of exactly `chunk_size` bytes (16 KiB by default; each archetype
+//! may have its own, see `chunk_policy`). Its [`ChunkLayout`] is computed once per archetype:
+//! the entity-id column first, then one column per component (in registration order, or in
+//! the placement a `ColumnOrder` chose), each at an offset aligned for its type, sized for the
+//! largest row count that fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
 //! is the same (dangling-but-aligned) address.
 //!
 //! ```text
@@ -50,11 +50,15 @@ pub const CHUNK_SIZE: usize = 16 * 1024;
 ///    `offsets[c] % align_of(c) == 0` and `offsets[c] + capacity * sizes[c] <= chunk_size`;
 ///    columns do not overlap, and none overlaps the entity column `0..capacity * 8`.
 /// 2. Zero-sized columns have offset 0.
-/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit.
+/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit with the columns
+///    in `placement` order.
 /// 4. `align` is a power of two, at least [`CHUNK_ALIGN`] and every column's alignment.
 /// 5. Where a full chunk's spare bytes allow, columns start on 64-, 32- or 16-byte boundaries
 ///    (the largest that fits for all of them), so vector loops over them do not split loads
 ///    across cache lines; this never lowers the capacity of invariant 3.
+/// 6. `placement` is a permutation of the column indices, and column arrays sit in the chunk
+///    in that order (ascending offsets among sized columns). Column numbers stay the
+///    archetype's ascending component ids; only offsets follow the placement.
 ///
 /// ```
 /// # use ecs_core::{ChunkLayout, ColumnSpec};
@@ -71,6 +75,10 @@ pub struct ChunkLayout {
     by_capacity: FastDiv,
     offsets: Box<[usize]>,
     sizes: Box<[usize]>,
+    /// Column indices in the order their arrays sit in the chunk (see `new_ordered`).
+    placement: Box<[usize]>,
+    /// The rule that chose `placement`, for the layout report.
+    order_name: &'static str,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -104,21 +112,57 @@ impl ChunkLayout {
     /// assert!(ChunkLayout::new(4096, &[ColumnSpec { size: 8192, align: 8 }]).is_none());
     /// ```
     pub fn new(chunk_size: usize, columns: &[ColumnSpec]) -> Option<Self> {
+        let identity: Vec<usize> = (0..columns.len()).collect();
+        Self::new_ordered(chunk_size, columns, &identity)
+    }
+
+    /// Like [`ChunkLayout::new`], but the column arrays sit in the chunk in `placement` order
+    /// (a permutation of the column indices); `offset(c)` still answers for column `c`.
+    ///
+    /// # Panics
+    /// If `placement` is not a permutation of `0..columns.len()`, or as [`ChunkLayout::new`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 8, align: 8 }];
+    /// let layout = ChunkLayout::new_ordered(4096, &cols, &[1, 0]).unwrap();
+    /// assert!(layout.offset(1) < layout.offset(0));
+    /// assert_eq!(layout.placement(), [1, 0]);
+    /// ```
+    pub fn new_ordered(
+        chunk_size: usize,
+        columns: &[ColumnSpec],
+        placement: &[usize],
+    ) -> Option<Self> {
+        let mut seen = vec![false; columns.len()];
+        assert!(
+            placement.len() == columns.len()
+                && placement
+                    .iter()
+                    .all(|&c| c < columns.len() && !std::mem::replace(&mut seen[c], true)),
+            "placement {placement:?} is not a permutation of {} columns",
+            columns.len()
+        );
+        let placed: Vec<ColumnSpec> = placement.iter().map(|&c| columns[c]).collect();
         let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|c| c.size).sum::<usize>();
         // `upper` rows of the bare row size fill the block; padding can only lower that.
         let upper = chunk_size / row_bytes;
         let capacity = (1..=upper)
             .rev()
-            .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
+            .find(|&n| Self::end_of(n, &placed) <= chunk_size)?;
         // Spare bytes of a full chunk go to starting the columns on vector-register (ideally
         // cache-line) boundaries: a loop over a column that starts 4 or 8 bytes past one splits
         // every fourth 16-byte load across two cache lines (15 % slower in a flat `f32` loop).
         // The capacity stays the largest that fits with each column aligned for its type only.
-        let offsets = [CACHE_LINE, 32, 16]
+        let placed_offsets = [CACHE_LINE, 32, 16]
             .into_iter()
-            .find_map(|preferred| Self::offsets(capacity, columns, preferred, chunk_size))
-            .or_else(|| Self::offsets(capacity, columns, 1, chunk_size))
+            .find_map(|preferred| Self::offsets(capacity, &placed, preferred, chunk_size))
+            .or_else(|| Self::offsets(capacity, &placed, 1, chunk_size))
             .expect("`capacity` rows fit with each column aligned for its type");
+        let mut offsets = vec![0; columns.len()].into_boxed_slice();
+        for (&c, &offset) in placement.iter().zip(placed_offsets.iter()) {
+            offsets[c] = offset;
+        }
         let align = columns
             .iter()
             .map(|c| c.align)
@@ -137,6 +181,12 @@ impl ChunkLayout {
             by_capacity: FastDiv::new(divisor),
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
+            placement: placement.into(),
+            order_name: if placement.iter().enumerate().all(|(i, &c)| i == c) {
+                "registration"
+            } else {
+                "custom"
+            },
         })
     }
 
@@ -256,6 +306,36 @@ impl ChunkLayout {
         self.sizes[col]
     }
 
+    /// Column indices in the order their arrays sit in the chunk, after the entity ids.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec, spec]).unwrap().placement(), [0, 1]);
+    /// ```
+    #[inline]
+    pub fn placement(&self) -> &[usize] {
+        &self.placement
+    }
+
+    /// The rule that placed the columns: `registration`, `min-padding`, `chosen-first` (from
+    /// a [`ColumnOrder`](crate::ColumnOrder)) or `custom` (`new_ordered` with another order).
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec]).unwrap().column_order(), "registration");
+    /// ```
+    #[inline]
+    pub fn column_order(&self) -> &'static str {
+        self.order_name
+    }
+
+    pub(crate) fn named(mut self, order_name: &'static str) -> Self {
+        self.order_name = order_name;
+        self
+    }
+
     /// Number of component columns.
     ///
     /// ```
@@ -363,6 +443,15 @@ unsafe impl Send for Chunk {}
 unsafe impl Sync for Chunk {}
 
 impl Chunk {
+    /// Heap bytes this chunk owns besides its block: the tick list, once it spills.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        if self.changed.spilled() {
+            self.changed.capacity() * size_of::<AtomicU64>()
+        } else {
+            0
+        }
+    }
+
     /// An empty chunk for `layout`, its memory carved from `pool`.
     pub(crate) fn new(layout: &ChunkLayout, tick: u64, pool: &Arc<ChunkPool>) -> Self {
         let alloc = layout.alloc_layout();

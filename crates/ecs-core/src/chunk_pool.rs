@@ -136,6 +136,19 @@ impl ChunkPool {
         stats
     }
 
+    /// Heap bytes of the pool's own bookkeeping (block records and free-slot lists), for the
+    /// layout report.
+    pub fn bookkeeping_bytes(&self) -> usize {
+        let classes = self.lock();
+        let node = size_of::<(usize, Block)>() + 2 * size_of::<usize>();
+        classes.capacity() * size_of::<Class>()
+            + classes
+                .iter()
+                .flat_map(|c| c.blocks.values())
+                .map(|b| node + b.free.capacity() * size_of::<u32>())
+                .sum::<usize>()
+    }
+
     /// Returns every block with no chunk in use to the system (the one per class kept for
     /// reuse included), and empties the process's cache of blocks kept between worlds;
     /// returns the bytes freed.

@@ -239,6 +239,12 @@ impl Default for Entities {
 }
 
 impl Entities {
+    /// Heap bytes of the entity table (slots and free list, by capacity), for the layout
+    /// report.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot>() + self.free.capacity() * size_of::<u32>()
+    }
+
     /// Number of live entities (reserved ids not yet flushed are not counted).
     ///
     /// ```

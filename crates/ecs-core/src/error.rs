@@ -88,6 +88,10 @@ impl From<EntityError> for ComponentError {
 pub enum WorldError {
     /// `with_chunk_size` takes a power of two from 4 KiB to 1 MiB.
     InvalidChunkSize(usize),
+    /// `ChunkPolicy::MinRows(0)`: a chunk holds at least one row.
+    ZeroMinRows,
+    /// `set_chunk_size_for` came after the archetype was created, so its chunks are sized.
+    ArchetypeExists(crate::ArchetypeId),
 }
 
 impl fmt::Display for WorldError {
@@ -96,6 +100,14 @@ impl fmt::Display for WorldError {
             Self::InvalidChunkSize(size) => write!(
                 f,
                 "invalid chunk size {size}: expected a power of two from 4096 to 1048576 bytes"
+            ),
+            Self::ZeroMinRows => {
+                f.write_str("invalid chunk policy: `MinRows` needs at least 1 row")
+            }
+            Self::ArchetypeExists(id) => write!(
+                f,
+                "archetype {} already exists, so its chunk size is fixed",
+                id.index()
             ),
         }
     }

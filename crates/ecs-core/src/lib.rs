@@ -1,7 +1,8 @@
 //! The storage core of the `ecs` engine: entities, components, archetypes and chunks.
 //!
 //! Entities with the same set of component types share an [`Archetype`]. An archetype stores its
-//! rows in fixed-size [`Chunk`]s (16 KiB by default) laid out as struct-of-arrays, so a query
+//! rows in fixed-size [`Chunk`]s (16 KiB by default; a [`ChunkPolicy`] may size each archetype
+//! differently, and a [`ColumnOrder`] place its columns) laid out as struct-of-arrays, so a query
 //! walks a few dense arrays per chunk. Adding or removing components moves an entity's row along
 //! a cached edge of the archetype graph.
 //!
@@ -36,6 +37,7 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
 #[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
@@ -74,6 +76,7 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
@@ -82,7 +85,7 @@ pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
-pub use layout::{short_name, ArchetypeLayout, WorldLayout};
+pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};

@@ -42,8 +42,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
-use crate::archetype::{Archetype, RowTooLarge};
-use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::archetype::Archetype;
+use crate::chunk::Chunk;
 use crate::component::ComponentId;
 use crate::entity::{Entity, Location};
 use crate::error::SnapshotError;
@@ -503,7 +503,6 @@ impl World {
         let mut reuse = self.empty_for_restore();
         self.raise_change_tick(tick);
 
-        let chunk_size = self.chunk_size();
         let (entities, components, archetypes) = self.parts_mut();
         entities.restore_slots(
             snap.slot_count,
@@ -519,7 +518,6 @@ impl World {
         {
             let id = archetypes.get_or_create(target.signature.clone(), components);
             let arch = &mut archetypes.as_mut_slice()[id.index()];
-            debug_assert_eq!(arch.layout().chunk_size(), chunk_size);
             let rows = data.entities.len();
             let fill = |ids: NonNull<Entity>, bases: &[NonNull<u8>], first: usize, count: usize| {
                 // SAFETY: `fill_empty` hands out room for rows `0..count` of a fresh chunk's
@@ -638,27 +636,10 @@ impl World {
                 .map(|&(id, _)| components.info(id).size())
                 .collect();
             if self.archetypes_find(&signature).is_none() {
-                let specs: Vec<ColumnSpec> = order
-                    .iter()
-                    .map(|&(id, _)| {
-                        let info = components.info(id);
-                        ColumnSpec {
-                            size: info.size(),
-                            align: info.align(),
-                        }
-                    })
-                    .collect();
-                if ChunkLayout::new(self.chunk_size(), &specs).is_none() {
-                    return Err(SnapshotError::RowTooLarge(RowTooLarge {
-                        components: order
-                            .iter()
-                            .map(|&(id, _)| {
-                                (components.info(id).name(), components.info(id).size())
-                            })
-                            .collect(),
-                        chunk_size: self.chunk_size(),
-                        row_bytes: ChunkLayout::end_of(1, &specs),
-                    }));
+                // The layout this world's chunk policy would give the new archetype.
+                let infos: Vec<_> = order.iter().map(|&(id, _)| components.info(id)).collect();
+                if let Err(too_large) = self.graph().sizing.layout(&infos) {
+                    return Err(SnapshotError::RowTooLarge(too_large));
                 }
             }
             archetypes.push(TargetArchetype {

@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicU64 as StdAtomicU64;
 use crate::archetype::{copy_value, Archetype, ArchetypeId, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
+use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
 use crate::chunk_pool::ChunkPool;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
@@ -74,7 +75,6 @@ pub struct World {
     archetypes: Archetypes,
     pub(crate) resources: Resources,
     change_tick: AtomicU64,
-    chunk_size: usize,
     pub(crate) snapshots: SnapshotRegistry,
 }
 
@@ -94,7 +94,7 @@ impl World {
     /// assert_eq!(world.chunk_size(), 16 * 1024);
     /// ```
     pub fn new() -> Self {
-        Self::build(CHUNK_SIZE)
+        Self::build(ChunkSizing::fixed(CHUNK_SIZE))
     }
 
     /// An empty world whose chunks are `bytes` long.
@@ -108,10 +108,7 @@ impl World {
     /// assert!(World::with_chunk_size(10_000).is_err());
     /// ```
     pub fn with_chunk_size(bytes: usize) -> Result<Self, WorldError> {
-        if !(4096..=1 << 20).contains(&bytes) || !bytes.is_power_of_two() {
-            return Err(WorldError::InvalidChunkSize(bytes));
-        }
-        Ok(Self::build(bytes))
+        Self::with_chunk_policy(ChunkPolicy::Fixed(bytes))
     }
 
     /// A world with tiny chunks (a power of two of at least 128 bytes), so that tests, and
@@ -131,19 +128,18 @@ impl World {
             bytes >= 128 && bytes.is_power_of_two(),
             "test chunk size {bytes} refused"
         );
-        Self::build(bytes)
+        Self::build(ChunkSizing::fixed(bytes))
     }
 
-    fn build(chunk_size: usize) -> Self {
+    pub(crate) fn build(sizing: ChunkSizing) -> Self {
         static NEXT_ID: StdAtomicU64 = StdAtomicU64::new(0);
         Self {
             id: WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
             entities: Entities::default(),
             components: Components::default(),
-            archetypes: Archetypes::new(chunk_size),
+            archetypes: Archetypes::new(sizing),
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
-            chunk_size,
             snapshots: SnapshotRegistry::default(),
         }
     }
@@ -161,7 +157,9 @@ impl World {
         self.id
     }
 
-    /// The chunk size in bytes.
+    /// The chunk size of the world's [`ChunkPolicy::Fixed`] policy, or 16 KiB under
+    /// another policy. An archetype's own size is `arch.layout().chunk_size()`: overrides and
+    /// `MinRows` make them differ (see [`World::set_chunk_policy`]).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -169,7 +167,10 @@ impl World {
     /// assert_eq!(world.chunk_size(), 32 * 1024);
     /// ```
     pub fn chunk_size(&self) -> usize {
-        self.chunk_size
+        match self.archetypes.sizing.policy {
+            ChunkPolicy::Fixed(bytes) => bytes,
+            _ => CHUNK_SIZE,
+        }
     }
 
     /// Where this world's chunks get their memory: 2 MiB blocks carved into chunks (see
@@ -790,6 +791,11 @@ impl World {
         )
     }
 
+    /// The archetype graph, for the chunk policy and layout report.
+    pub(crate) fn graph(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
     /// The entity table, for the snapshot module.
     pub(crate) fn entities_for_snapshot(&self) -> &Entities {
         &self.entities
@@ -850,7 +856,7 @@ impl World {
     /// assert_eq!(layout.archetypes[0].entities, 1);
     /// ```
     pub fn layout(&self) -> WorldLayout {
-        WorldLayout::of(self.archetypes.as_slice(), self.chunk_size)
+        WorldLayout::of(self)
     }
 
     /// Walks every entity, archetype, chunk and cached edge and panics, with a message saying

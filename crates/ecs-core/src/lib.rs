@@ -45,6 +45,7 @@ mod entity_ref;
 mod error;
 mod graph;
 mod layout;
+mod query_cache;
 #[expect(
     unsafe_code,
     reason = "resources are handed out through UnsafeCell for schedulers"
@@ -80,6 +81,7 @@ pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, WorldLayout};
+pub use query_cache::QueryCache;
 pub use resource::Resources;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};

@@ -49,6 +49,7 @@ mod entity_ref;
 mod error;
 mod graph;
 mod layout;
+mod query_cache;
 #[expect(
     unsafe_code,
     reason = "resources are handed out through UnsafeCell for schedulers"
@@ -86,6 +87,7 @@ pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
+pub use query_cache::QueryCache;
 pub use resource::Resources;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};

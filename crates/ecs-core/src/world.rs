@@ -23,6 +23,7 @@ use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
 use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::layout::WorldLayout;
+use crate::query_cache::QueryCache;
 use crate::resource::Resources;
 use crate::snapshot::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
@@ -76,6 +77,8 @@ pub struct World {
     pub(crate) resources: Resources,
     change_tick: AtomicU64,
     pub(crate) snapshots: SnapshotRegistry,
+    /// Per-query-type state of one-shot queries (see [`QueryCache`]).
+    query_cache: QueryCache,
 }
 
 impl Default for World {
@@ -133,10 +136,14 @@ impl World {
 
     pub(crate) fn build(sizing: ChunkSizing) -> Self {
         static NEXT_ID: StdAtomicU64 = StdAtomicU64::new(0);
+        let id = WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let components = Components::default();
+        let query_cache = QueryCache::new(id, components.registry_id());
         Self {
-            id: WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            id,
+            query_cache,
             entities: Entities::default(),
-            components: Components::default(),
+            components,
             archetypes: Archetypes::new(sizing),
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
@@ -781,6 +788,35 @@ impl World {
     #[inline]
     pub fn archetypes(&self) -> &[Archetype] {
         self.archetypes.as_slice()
+    }
+
+    /// The cache of one-shot query state, for reading (see [`QueryCache`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// assert!(World::new().query_cache().is_empty());
+    /// ```
+    #[inline]
+    pub fn query_cache(&self) -> &QueryCache {
+        &self.query_cache
+    }
+
+    /// The cache of one-shot query state, with the archetypes its entries are matched
+    /// against, borrowed together so an entry can catch up with new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let (cache, archetypes) = world.query_cache_mut();
+    /// cache.insert(archetypes.len());
+    /// assert_eq!(world.query_cache().get::<usize>(), Some(&world.archetypes().len()));
+    /// ```
+    #[inline]
+    pub fn query_cache_mut(&mut self) -> (&mut QueryCache, &[Archetype]) {
+        self.query_cache
+            .check_registry(self.components.registry_id());
+        (&mut self.query_cache, self.archetypes.as_slice())
     }
 
     pub(crate) fn parts_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes) {

@@ -14,7 +14,7 @@ use crate::filter::QueryFilter;
 use crate::state::QueryState;
 
 /// The state an iterator walks: borrowed from a reusable [`QueryState`], or owned when the
-/// iterator came from a one-shot `world.query()`.
+/// iterator came from a `world.query_ref()` that built its own state.
 pub(crate) enum StateRef<'s, Q: WorldQuery, F: QueryFilter> {
     Borrowed(&'s QueryState<Q, F>),
     Owned(Box<QueryState<Q, F>>),

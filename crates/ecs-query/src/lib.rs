@@ -45,6 +45,7 @@
 //! ```
 
 mod access;
+mod cache;
 mod error;
 #[expect(unsafe_code, reason = "turns column pointers into typed references")]
 mod fetch;

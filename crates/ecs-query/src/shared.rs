@@ -1,7 +1,9 @@
 //! `world.query_ref::<Q>()`: read-only one-shot queries through `&World`.
 //!
 //! A [`SharedQuery`] holds `&World`, so any number of them (and `world.get`, `world.entity`)
-//! can be alive at once, and its methods take `&self`. Building one costs what building a
+//! can be alive at once, and its methods take `&self`. It borrows the world's cached state
+//! for the query type when that is up to date (`world.query::<Q>()` with the same types keeps
+//! it so; a shared borrow cannot update it). Otherwise building one costs what building a
 //! [`QueryState`] costs (matching every archetype once) plus a copy of the world's component
 //! registry, since the query's types are looked up without `&mut World` (see
 //! `QueryState::new_shared`); keep a `QueryState` for queries that run every frame.
@@ -18,17 +20,19 @@
 
 use ecs_core::{Entity, World};
 
+use crate::cache::current_state;
 use crate::error::QueryError;
 use crate::fetch::ReadOnlyQuery;
 use crate::filter::QueryFilter;
-use crate::iter::QueryIter;
+use crate::iter::{QueryIter, StateRef};
 use crate::state::{QueryState, RunTicks};
 
 /// A read-only query over a shared world, from [`QueryExt::query_ref`](crate::QueryExt::query_ref).
 ///
 /// # Invariants
-/// 1. `state` was built by `QueryState::new_shared` on `world`, whose registry and archetypes
-///    cannot change while `'w` lasts; `state` never leaves this value.
+/// 1. `state` is `world`'s: either its cached state for `Q` and `F`, up to date when
+///    borrowed, or built by `QueryState::new_shared` on it; the world's registry and
+///    archetypes cannot change while `'w` lasts, and an owned `state` never leaves this value.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -43,17 +47,20 @@ use crate::state::{QueryState, RunTicks};
 /// ```
 pub struct SharedQuery<'w, Q: ReadOnlyQuery, F: QueryFilter = ()> {
     world: &'w World,
-    state: QueryState<Q, F>,
+    state: StateRef<'w, Q, F>,
+}
+
+impl<'w, Q: ReadOnlyQuery + 'static, F: QueryFilter + 'static> SharedQuery<'w, Q, F> {
+    pub(crate) fn new(world: &'w World) -> Self {
+        let state = match current_state(world) {
+            Some(cached) => StateRef::Borrowed(cached),
+            None => StateRef::Owned(Box::new(QueryState::new_shared(world))),
+        };
+        Self { world, state }
+    }
 }
 
 impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
-    pub(crate) fn new(world: &'w World) -> Self {
-        Self {
-            world,
-            state: QueryState::new_shared(world),
-        }
-    }
-
     /// The run window: the world's current tick, and every change counted as unseen.
     fn ticks(&self) -> RunTicks {
         RunTicks::fresh(self.world)

@@ -50,6 +50,16 @@ impl RunTicks {
         }
     }
 
+    /// The window of a one-shot run on `world` (`world.query::<Q>()`): advances the world's
+    /// tick, as [`QueryState::start_run`] does, and counts every change as unseen, as a fresh
+    /// state's first run does.
+    pub(crate) fn one_shot(world: &World) -> Self {
+        Self {
+            tick: world.advance_tick(),
+            last_seen: 0,
+        }
+    }
+
     /// The tick this run stamps its writes with.
     pub fn tick(self) -> Tick {
         self.tick
@@ -280,12 +290,20 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(state.matched_archetypes().len(), 1);
     /// ```
     pub fn update_archetypes(&mut self, world: &World) {
+        self.update_from(world.id(), world.archetypes());
+    }
+
+    /// [`QueryState::update_archetypes`] given the world's id and archetypes, which the
+    /// world's query cache borrows beside itself.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was built for.
+    pub(crate) fn update_from(&mut self, world: WorldId, archetypes: &[Archetype]) {
         assert!(
-            world.id() == self.world_id,
+            world == self.world_id,
             "query state for `{}` used with a world it was not built for",
             type_name::<Q>()
         );
-        let archetypes = world.archetypes();
         for arch in &archetypes[self.archetypes_seen..] {
             if self.matches_signature(arch.signature()) {
                 self.matched.push(arch.id());
@@ -315,6 +333,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tick = world.advance_tick();
         let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
         RunTicks { tick, last_seen }
+    }
+
+    /// Whether the cache is up to date for `world`: built for it, and no archetype was
+    /// added since the last update.
+    #[inline]
+    pub(crate) fn is_current(&self, world: &World) -> bool {
+        world.id() == self.world_id && world.archetypes().len() == self.archetypes_seen
     }
 
     /// Panics unless `world` is this state's world: its cached column positions are only

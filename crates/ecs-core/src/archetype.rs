@@ -393,7 +393,8 @@ impl Archetype {
     /// world.register_enableable::<Hidden>();
     /// let e = world.spawn((1u32, Hidden));
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!(arch.enableable_columns(), [1]);
+    /// // Columns follow component ids: `Hidden` was registered first.
+    /// assert_eq!(arch.enableable_columns(), [0]);
     /// ```
     #[inline]
     pub fn enableable_columns(&self) -> &[usize] {
@@ -410,7 +411,7 @@ impl Archetype {
     /// world.register_enableable::<Hidden>();
     /// let e = world.spawn((1u32, Hidden));
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!((arch.enable_slot(0), arch.enable_slot(1)), (None, Some(0)));
+    /// assert_eq!((arch.enable_slot(0), arch.enable_slot(1)), (Some(0), None));
     /// ```
     #[inline]
     pub fn enable_slot(&self, col: usize) -> Option<usize> {

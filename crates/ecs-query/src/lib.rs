@@ -45,6 +45,11 @@
 //! ```
 
 mod access;
+#[expect(
+    unsafe_code,
+    reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
+)]
+mod enabled;
 mod error;
 #[expect(unsafe_code, reason = "turns column pointers into typed references")]
 mod fetch;
@@ -69,6 +74,9 @@ mod state;
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
+pub use enabled::{
+    Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch, Rows,
+};
 pub use error::QueryError;
 pub use fetch::{
     ArchetypeColumn, ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO, RefRW,

@@ -358,6 +358,7 @@ unsafe impl<T: Component> WorldQuery for Disabled<T> {
 // SAFETY: declares no write.
 unsafe impl<T: Component> ReadOnlyQuery for Disabled<T> {}
 impl<T: Component> QueryFilter for Disabled<T> {}
+impl<T: Component> ExactQuery for Disabled<T> {}
 
 // SAFETY: forwards every item to `Q` except the enable-bit hooks, which keep every row; so
 // it reads and writes exactly what `Q` does.

@@ -23,6 +23,9 @@ use ecs_benches::{Position, Tag, Vec3, Velocity};
 
 const MILLION: usize = 1_000_000;
 
+/// Which rows a case disables.
+type Off = dyn Fn(usize) -> bool;
+
 fn pos_vel(i: usize) -> (Position, Velocity) {
     (
         Position(Vec3::new(i as f32, 0.0, 0.0)),
@@ -56,7 +59,7 @@ fn enable_iter_1m(c: &mut Criterion) {
         x ^= x >> 33;
         x & 1 == 0
     };
-    let cases: [(&str, bool, &dyn Fn(usize) -> bool); 4] = [
+    let cases: [(&str, bool, &Off); 4] = [
         ("plain", false, &|_| false),
         ("enableable_all_on", true, &|_| false),
         ("half_off_runs64", true, &|i| (i / 64) % 2 == 1),

@@ -4,6 +4,9 @@
 //! write, [`Entity`](ecs_core::Entity), `Option<..>`) and filters ([`With`], [`Without`],
 //! [`Changed`], [`Or`]). Matching is two bitset tests per archetype, done once per archetype and
 //! cached in a [`QueryState`]; iteration then walks each matched chunk's columns as slices.
+//! Enableable components (`World::register_enableable`) add per-row enable bits: a disabled
+//! `T` counts as absent, [`Disabled`] selects it, [`IgnoreEnabled`] looks past the bits, and
+//! [`EnabledRW`] toggles them in a loop (see the `enabled` module and `docs/queries.md`).
 //!
 //! ```
 //! use ecs_core::World;

@@ -388,3 +388,31 @@ fn all_disabled_chunks_are_skipped_and_mixed_ones_iterate_runs() {
     assert_eq!(sorted, want);
     world.check_invariants();
 }
+
+#[test]
+fn enabling_is_a_change_of_the_component() {
+    use ecs_query::Changed;
+    let mut world = World::new();
+    world.register_enableable::<A>();
+    let e = world.spawn((A(1),));
+    let mut changed = QueryState::<Entity, Changed<A>>::new(&mut world);
+    // Each `iter` is a run: it sees what changed since the previous one.
+    assert_eq!(changed.iter(&world).count(), 1); // first run: everything is new
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.set_enabled::<A>(e, false).unwrap();
+    // `Changed<A>` passes the chunk (a chunk-level filter); `Entity` sees the disabled row.
+    assert_eq!(changed.iter(&world).count(), 1);
+    assert_eq!(changed.iter(&world).count(), 0);
+    world.query::<EnabledRW<A>>().for_each(|mut on| {
+        on.set(true);
+    });
+    assert_eq!(changed.iter(&world).count(), 1);
+    // Enabling again makes the row visible to `RefRO<A>` and `get`.
+    let mut state = QueryState::<RefRO<A>>::new(&mut world);
+    assert_eq!(state.get(&world, e).map(|a| a.0), Ok(1));
+    world.set_enabled::<A>(e, false).unwrap();
+    assert!(matches!(
+        state.get(&world, e),
+        Err(ecs_query::QueryError::NoMatch { .. })
+    ));
+}

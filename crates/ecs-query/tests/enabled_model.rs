@@ -17,6 +17,7 @@ use ecs_query::{
     Disabled, EnabledRO, EnabledRW, IgnoreEnabled, QueryExt, QueryState, RefRO, With, Without,
 };
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 #[path = "support/mod.rs"]
 mod support;
@@ -350,7 +351,16 @@ fn cases() -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        // Miri's isolation has no file system for the regression file.
+        failure_persistence: if cfg!(miri) {
+            None
+        } else {
+            Some(Box::new(FileFailurePersistence::WithSource("regressions")))
+        },
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn par_enabled_queries_agree_with_the_model(ops in prop::collection::vec(op(), 1..if cfg!(miri) { 8 } else { 40 })) {

@@ -18,6 +18,7 @@ use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
+use crate::enable::{self, ChunkMasks};
 use crate::entity::Entity;
 use crate::signature::Signature;
 
@@ -95,6 +96,11 @@ const ABSENT: u16 = u16::MAX;
 ///    for the infos' sizes and alignments and the layout's own placement (so each column is aligned for its type, and
 ///    [`Archetype::split_row`] divides by the capacity those types give).
 ///
+/// 7. `enable_cols` lists, ascending, the columns whose component is enableable
+///    ([`ComponentInfo::is_enableable`]), and `enable_ids` their ids; when it is non-empty,
+///    every chunk in `chunks` (and the spare) has one enable mask per entry
+///    (`ChunkMasks` invariant 1), with the bits of rows `0..len` only.
+///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
 /// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
 /// checks every invariant here.
@@ -119,6 +125,8 @@ pub struct Archetype {
     len: usize,
     /// The world's chunk memory, where new chunks of this archetype are carved.
     pool: Arc<ChunkPool>,
+    enable_cols: Box<[usize]>,
+    enable_ids: Box<[ComponentId]>,
 }
 
 /// An archetype whose single row does not fit in one chunk.
@@ -201,6 +209,14 @@ impl Archetype {
             spare: None,
             len: 0,
             pool: Arc::clone(pool),
+            enable_cols: (0..infos.len())
+                .filter(|&c| infos[c].is_enableable())
+                .collect(),
+            enable_ids: infos
+                .iter()
+                .filter(|i| i.is_enableable())
+                .map(|i| i.id())
+                .collect(),
         })
     }
 
@@ -399,6 +415,53 @@ impl Archetype {
         unsafe { NonNull::new_unchecked(ptr) }
     }
 
+    /// The columns of enableable components, ascending; slot `s` of every chunk's
+    /// [`Chunk::enable_masks`] belongs to column `enableable_columns()[s]`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((1u32, Hidden));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// // Columns follow component ids: `Hidden` was registered first.
+    /// assert_eq!(arch.enableable_columns(), [0]);
+    /// ```
+    #[inline]
+    pub fn enableable_columns(&self) -> &[usize] {
+        &self.enable_cols
+    }
+
+    /// The enable slot of column `col` (its index in [`Archetype::enableable_columns`]), if
+    /// its component is enableable.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((1u32, Hidden));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!((arch.enable_slot(0), arch.enable_slot(1)), (Some(0), None));
+    /// ```
+    #[inline]
+    pub fn enable_slot(&self, col: usize) -> Option<usize> {
+        self.enable_cols.iter().position(|&c| c == col)
+    }
+
+    /// The enableable component ids, ascending (for carrying bits across archetypes).
+    #[inline]
+    pub(crate) fn enable_ids(&self) -> &[ComponentId] {
+        &self.enable_ids
+    }
+
+    /// `chunks[c]` mutably, for the enable bookkeeping of row moves.
+    #[inline]
+    pub(crate) fn chunk_mut(&mut self, c: usize) -> &mut Chunk {
+        &mut self.chunks[c]
+    }
+
     /// Asks the CPU to start loading the first cache lines of every column of chunk `index`
     /// (if it exists), and to touch each page its rows occupy (see [`Chunk::prefetch_column`]),
     /// so a query finishing the previous chunk does not stall on the next one's first rows and
@@ -559,12 +622,17 @@ impl Archetype {
     #[inline]
     pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> RowAddr {
         let row = self.len;
+        let masked = !self.enable_cols.is_empty();
         let chunk = self.chunk_with_room(tick);
         let r = chunk.len();
         // SAFETY: `chunk_with_room` returned a chunk with `len < capacity`, so row `r` of the
         // entity column is inside the allocation.
         unsafe { chunk.entity_ptr().add(r).write(entity) };
         chunk.set_len(r + 1);
+        if masked {
+            // A new row starts enabled; a moving row's bits are then copied by `carry_bits`.
+            chunk.enable_masks_mut().enable_rows(r, r + 1);
+        }
         chunk.mark_structural(tick);
         let data = chunk.data();
         self.len += 1;
@@ -601,6 +669,11 @@ impl Archetype {
             }
             None => Chunk::new(&self.layout, tick, &self.pool),
         };
+        let mut chunk = chunk;
+        if chunk.enable_masks().len() != self.enable_cols.len() {
+            *chunk.enable_masks_mut() =
+                ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
+        }
         self.chunks.push(chunk);
     }
 
@@ -661,6 +734,10 @@ impl Archetype {
     pub(crate) unsafe fn fill_hole(&mut self, hole: RowAddr, tick: u64) -> Option<Entity> {
         let last = self.len - 1;
         debug_assert!(hole.row <= last);
+        if !self.enable_cols.is_empty() {
+            let from = self.last_addr();
+            enable::retire_row(&mut self.chunks, (from.chunk, from.r), (hole.chunk, hole.r));
+        }
         let moved = if hole.row != last {
             let (from, to) = (self.last_addr(), hole);
             for col in 0..self.columns.len() {
@@ -692,6 +769,11 @@ impl Archetype {
     pub(crate) unsafe fn detach_row(&mut self, row: usize, tick: u64) -> Option<Entity> {
         debug_assert!(row < self.len);
         let last = self.len - 1;
+        if !self.enable_cols.is_empty() {
+            // The detached row ends up past `len`: its bits go, the last row's move.
+            let (from, to) = (self.split_row(last), self.split_row(row));
+            enable::retire_row(&mut self.chunks, from, to);
+        }
         let moved = if row != last {
             let (from, to) = (self.addr(last), self.addr(row));
             for col in 0..self.columns.len() {
@@ -777,6 +859,7 @@ impl Archetype {
             // to a spare at its `len`, so stale rows left in it would come back to life.
             let first = chunks.into_iter().next().map(|mut c| {
                 c.set_len(0);
+                c.enable_masks_mut().clear();
                 c
             });
             self.spare = self.spare.take().or(first);
@@ -818,6 +901,11 @@ impl Archetype {
             };
             assert!(same_drop, "{id:?}: drop glue of column {c}");
             assert_eq!(
+                info.is_enableable(),
+                self.enable_slot(c).is_some(),
+                "{id:?}: enableable flag of column {c}"
+            );
+            assert_eq!(
                 (meta.offset, meta.size),
                 (self.layout.offset(c), self.layout.size(c)),
                 "{id:?}: column {c} disagrees with the layout"
@@ -857,6 +945,7 @@ impl Archetype {
         self.len = 0;
         into.extend(self.chunks.drain(..).map(|mut chunk| {
             chunk.set_len(0);
+            chunk.enable_masks_mut().clear();
             chunk
         }));
     }
@@ -898,6 +987,7 @@ impl Archetype {
             fill(chunk.entity_ptr(), &bases, first, count);
             let chunk = self.chunks.last_mut().expect("just pushed");
             chunk.set_len(count);
+            chunk.enable_masks_mut().enable_rows(0, count);
             chunk.mark_structural(tick);
             self.len += count;
             first += count;
@@ -939,6 +1029,16 @@ impl Archetype {
                 self.id
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
+            let masks = chunk.enable_masks();
+            assert_eq!(
+                masks.len(),
+                self.enable_cols.len(),
+                "{:?}: chunk {i} enable masks",
+                self.id
+            );
+            masks.check(chunk.len(), &|s| {
+                format!("{:?}: chunk {i} enable slot {s}", self.id)
+            });
             for (r, &e) in chunk.entities().iter().enumerate() {
                 entity_at(e, i * cap + r);
             }
@@ -950,6 +1050,15 @@ impl Archetype {
             "{:?}: spare chunk holds rows",
             self.id
         );
+        if let Some(spare) = &self.spare {
+            spare
+                .enable_masks()
+                .check(0, &|s| format!("{:?}: spare enable slot {s}", self.id));
+        }
+        let expect: Vec<usize> = (0..self.columns.len())
+            .filter(|&c| self.enable_ids.contains(&self.columns[c].id))
+            .collect();
+        assert_eq!(*self.enable_cols, *expect, "{:?}: enable columns", self.id);
     }
 }
 
@@ -1032,6 +1141,9 @@ impl Drop for CommitRows<'_> {
             .expect("rows are written into a chunk");
         let start = chunk.len();
         chunk.set_len(start + self.written);
+        chunk
+            .enable_masks_mut()
+            .enable_rows(start, start + self.written);
         if self.written > 0 {
             chunk.mark_structural(self.tick);
             for col in 0..self.arch.columns.len() {

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::chunk_pool::ChunkPool;
+use crate::enable::ChunkMasks;
 use crate::entity::Entity;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -433,6 +434,9 @@ pub struct Chunk {
     changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
     /// The tick of the last row added, moved in or moved within this chunk.
     structural: u64,
+    /// One enable bitset per enableable column of the archetype (empty, and unallocated, when
+    /// it has none); see the `enable` module.
+    masks: ChunkMasks,
 }
 
 // SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
@@ -465,7 +469,31 @@ impl Chunk {
                 .map(|_| AtomicU64::new(tick))
                 .collect(),
             structural: tick,
+            masks: ChunkMasks::default(),
         }
+    }
+
+    /// The enable bitsets of this chunk's enableable columns, in the order of
+    /// [`Archetype::enableable_columns`](crate::Archetype::enableable_columns).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].enable_masks().get(0).count(), 0);
+    /// ```
+    #[inline]
+    pub fn enable_masks(&self) -> &ChunkMasks {
+        &self.masks
+    }
+
+    #[inline]
+    pub(crate) fn enable_masks_mut(&mut self) -> &mut ChunkMasks {
+        &mut self.masks
     }
 
     /// Rows in use.

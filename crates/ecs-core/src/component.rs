@@ -101,6 +101,8 @@ pub struct ComponentInfo {
     name: &'static str,
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
+    /// Whether rows carry an enable bit for this type (see `World::register_enableable`).
+    enableable: bool,
 }
 
 impl ComponentInfo {
@@ -138,7 +140,20 @@ impl ComponentInfo {
             name,
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
+            enableable: false,
         }
+    }
+
+    /// Whether the type was registered as enableable: each row of an archetype holding it
+    /// carries an enable bit (see `World::register_enableable`).
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert!(!ComponentInfo::of::<u8>(ComponentId::from_index(0)).is_enableable());
+    /// ```
+    #[inline]
+    pub fn is_enableable(&self) -> bool {
+        self.enableable
     }
 
     /// The component's id in its world.
@@ -396,6 +411,12 @@ impl Components {
             infos.push(ComponentInfo::of::<T>(next));
             next
         })
+    }
+
+    /// Marks registered component `id` enableable. Only the world calls this, before any
+    /// archetype holds the type (archetypes read the flag when they are built).
+    pub(crate) fn set_enableable(&mut self, id: ComponentId) {
+        self.infos[id.index()].enableable = true;
     }
 
     /// The id of `T`, if registered.

@@ -52,6 +52,11 @@ pub enum ComponentError {
         /// The missing type's name.
         component: &'static str,
     },
+    /// The component is not enableable (see `World::register_enableable`).
+    NotEnableable {
+        /// The type's name.
+        component: &'static str,
+    },
 }
 
 impl fmt::Display for ComponentError {
@@ -60,6 +65,9 @@ impl fmt::Display for ComponentError {
             Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
             Self::MissingComponent { entity, component } => {
                 write!(f, "entity {entity:?} has no `{component}` component")
+            }
+            Self::NotEnableable { component } => {
+                write!(f, "`{component}` is not an enableable component")
             }
         }
     }

@@ -44,6 +44,11 @@ mod chunk_pool;
 mod column;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
+#[expect(
+    unsafe_code,
+    reason = "toggles enable bits through shared chunks for writing queries"
+)]
+mod enable;
 mod entity;
 mod entity_ref;
 mod error;
@@ -82,6 +87,7 @@ pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };
+pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, SnapshotError, WorldError};

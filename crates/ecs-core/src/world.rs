@@ -374,6 +374,7 @@ impl World {
                     copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
+            crate::enable::carry_row_bits(src, from.row(), dst, to.row());
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
@@ -473,6 +474,7 @@ impl World {
                 }
             }
         }
+        crate::enable::carry_row_bits(src, from.row(), dst, to.row());
         // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the

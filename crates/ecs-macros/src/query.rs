@@ -172,6 +172,19 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
 
             #[inline(always)]
+            fn enabled_rows(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+            ) -> #q::Rows {
+                #wq::enabled_rows(cached, chunk)
+            }
+
+            #[inline]
+            fn and_rows(cached: &Self::ArchetypeFetch, chunk: &#core::Chunk, words: &mut [u64]) {
+                #wq::and_rows(cached, chunk, words)
+            }
+
+            #[inline(always)]
             unsafe fn fetch(
                 cached: &Self::ArchetypeFetch,
                 chunk: &#core::Chunk,

@@ -15,6 +15,7 @@ use std::ptr::NonNull;
 use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Entity, Signature, Tick};
 
 use crate::access::{Access, AccessConflict};
+use crate::enabled::{slot_and, slot_rows, Rows, NO_SLOT};
 
 /// Whether a query only reads ([`ReadKind`]) or may write ([`WriteKind`]): a type-level flag
 /// that lets a read-only `Query` system parameter take `&self` in `get`, `iter` and `for_each`
@@ -253,6 +254,32 @@ pub unsafe trait WorldQuery {
         true
     }
 
+    /// Which rows of `chunk` the element keeps by enable bits (see the `enabled` module):
+    /// a disabled `T` counts as absent for `RefRO<T>`, `With<T>` and the like. Elements that
+    /// never look at enable bits keep the default, `All`, which costs nothing.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, Rows, WorldQuery};
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// let id = world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let cached = RefRO::<Hidden>::archetype_fetch(&id, arch);
+    /// assert_eq!(RefRO::<Hidden>::enabled_rows(&cached, &arch.chunks()[0]), Rows::None);
+    /// ```
+    #[inline(always)]
+    fn enabled_rows(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> Rows {
+        Rows::All
+    }
+
+    /// ANDs into `words` (bit `b` of word `i` = row `64 * i + b` of `chunk`) the rows the
+    /// element keeps; called only for chunks where some element answered [`Rows::Some`].
+    #[inline(always)]
+    fn and_rows(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _words: &mut [u64]) {}
+
     /// Column pointers for one chunk; writers stamp `tick`.
     ///
     /// # Safety
@@ -480,6 +507,8 @@ pub struct RefRW<T>(PhantomData<fn() -> T>);
 pub struct ArchetypeColumn {
     index: u32,
     offset: u32,
+    /// The column's enable slot, or `NO_SLOT` if its type is not enableable.
+    enable: u32,
 }
 
 impl ArchetypeColumn {
@@ -491,6 +520,7 @@ impl ArchetypeColumn {
         Some(Self {
             index: index as u32,
             offset: archetype.layout().offset(index) as u32,
+            enable: archetype.enable_slot(index).map_or(NO_SLOT, |s| s as u32),
         })
     }
 
@@ -577,6 +607,16 @@ macro_rules! read_element {
             }
 
             #[inline(always)]
+            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
+                slot_rows(column.enable, chunk, true)
+            }
+
+            #[inline]
+            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
+                slot_and(column.enable, chunk, words, true);
+            }
+
+            #[inline(always)]
             unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, _: Tick) -> NonNull<$T> {
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }
@@ -642,6 +682,16 @@ macro_rules! write_element {
 
             fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
                 required_column::<$T>(arch, *id)
+            }
+
+            #[inline(always)]
+            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
+                slot_rows(column.enable, chunk, true)
+            }
+
+            #[inline]
+            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
+                slot_and(column.enable, chunk, words, true);
             }
 
             #[inline(always)]
@@ -838,6 +888,18 @@ macro_rules! tuple_query {
             #[allow(unused_variables, reason = "the empty tuple")]
             fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
                 true $(&& $Q::chunk_matches(&cached.$i, chunk, last_seen))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn enabled_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> Rows {
+                Rows::All $(.and($Q::enabled_rows(&cached.$i, chunk)))*
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn and_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, words: &mut [u64]) {
+                $($Q::and_rows(&cached.$i, chunk, words);)*
             }
 
             #[inline(always)]

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use ecs_core::{Archetype, Chunk, Component, Entity, Tick, World};
 
 use crate::access::Access;
+use crate::enabled::{RowMask, Rows};
 use crate::error::QueryError;
 use crate::fetch::{ExactQuery, WorldQuery};
 use crate::filter::QueryFilter;
@@ -36,7 +37,11 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
 ///
 /// # Invariants
 /// 1. `fetch` is `Some` and was fetched from the chunk being walked whenever `row < len`.
-/// 2. Every row of every passing chunk of every matched archetype is yielded once.
+/// 2. Every row of every passing chunk of every matched archetype whose enable bits pass is
+///    yielded once. In a mixed chunk (`masked`), `row..len` is the current run of `mask` and
+///    later runs start at or after `len`.
+/// 3. `remaining` is the number of rows left that pass by enable bits (change filters may
+///    still skip some).
 ///
 /// ```
 /// # use ecs_core::World;
@@ -59,6 +64,8 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery =
     remaining: usize,
     tick: Tick,
     last_seen: Tick,
+    mask: RowMask,
+    masked: bool,
 }
 
 impl<'w, 's, Q: WorldQuery, F: QueryFilter, D> QueryIter<'w, 's, Q, F, D>
@@ -91,7 +98,18 @@ where
         let remaining = state
             .matched_archetypes()
             .iter()
-            .map(|id| archetypes[id.index()].len())
+            .enumerate()
+            .map(|(k, id)| {
+                let arch = &archetypes[id.index()];
+                if arch.enableable_columns().is_empty() {
+                    arch.len()
+                } else {
+                    arch.chunks()
+                        .iter()
+                        .map(|c| state.enabled_count(k, c))
+                        .sum()
+                }
+            })
             .sum();
         Self {
             archetypes,
@@ -105,6 +123,8 @@ where
             remaining,
             tick,
             last_seen,
+            mask: RowMask::default(),
+            masked: false,
         }
     }
 }
@@ -121,25 +141,44 @@ where
             if self.row < self.len {
                 let row = self.row;
                 self.row += 1;
-                self.remaining -= 1;
+                self.remaining = self.remaining.saturating_sub(1);
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
                 // each row is yielded once (invariant 2); access is the creator's contract.
                 return Some(unsafe { D::item(self.fetch.as_mut().unwrap_unchecked(), row) });
+            }
+            if self.masked {
+                if let Some((start, end)) = self.mask.next_run(self.len) {
+                    (self.row, self.len) = (start, end);
+                    continue;
+                }
+                self.masked = false;
             }
             if let Some(chunk) = self.chunks.next() {
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
                 let k = self.next_archetype - 1;
-                if state.chunk_passes(k, chunk, self.last_seen) {
-                    let i = arch.chunks().len() - self.chunks.len() - 1;
-                    state.prefetch_next(k, arch, i);
-                    // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
-                    // which owns `chunk`; access and `tick` are the creator's contract.
-                    self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                if !state.chunk_passes(k, chunk, self.last_seen) {
+                    let skipped = state.enabled_count(k, chunk);
+                    self.remaining = self.remaining.saturating_sub(skipped);
+                    continue;
+                }
+                let rows = state.chunk_rows(k, chunk);
+                if rows == Rows::None {
+                    continue;
+                }
+                let i = arch.chunks().len() - self.chunks.len() - 1;
+                state.prefetch_next(k, arch, i);
+                // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
+                // which owns `chunk`; access and `tick` are the creator's contract.
+                self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                if rows == Rows::All {
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
-                    self.remaining -= chunk.len();
+                    state.fill_mask(k, chunk, &mut self.mask);
+                    let (start, end) = self.mask.next_run(0).unwrap_or((0, 0));
+                    (self.row, self.len) = (start, end);
+                    self.masked = true;
                 }
                 continue;
             }
@@ -220,6 +259,8 @@ pub struct ChunkView<'w, Q: WorldQuery> {
     arch: &'w Archetype,
     chunk: &'w Chunk,
     fetch: Q::Fetch,
+    /// The rows that pass by enable bits, when not all do.
+    mask: Option<RowMask>,
     _query: PhantomData<fn() -> Q>,
 }
 
@@ -244,8 +285,36 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
             arch,
             chunk,
             fetch,
+            mask: None,
             _query: PhantomData,
         }
+    }
+
+    /// The view with `mask` as its enable mask (`None`: every row passes).
+    pub(crate) fn with_mask(mut self, mask: Option<RowMask>) -> Self {
+        self.mask = mask;
+        self
+    }
+
+    /// The rows of this chunk that pass the query's enable-bit tests (see the `enabled`
+    /// module), one bit per row (bit `b` of word `i` is row `64 * i + b`), or `None` when
+    /// every row passes. The column slices hold every row of the chunk: a chunk-level loop
+    /// over a query with enableable components must consult this mask.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.spawn((Hidden,));
+    /// world.query::<RefRO<Hidden>>().for_each_chunk(|v| assert!(v.enabled_rows().is_none()));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// world.query::<RefRO<Hidden>>().for_each_chunk(|v| assert_eq!(v.enabled_rows(), Some(&[0b10][..])));
+    /// ```
+    pub fn enabled_rows(&self) -> Option<&[u64]> {
+        self.mask.as_ref().map(RowMask::words)
     }
 
     /// Rows in this chunk.

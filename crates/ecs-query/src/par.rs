@@ -23,6 +23,7 @@ use ecs_core::{Archetype, Chunk, World};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
+use crate::enabled::{RowMask, Rows};
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
 use crate::iter::ChunkView;
@@ -148,6 +149,8 @@ impl Parallelism {
 /// A row range of one chunk for one parallel task; `cached` is the query's `ArchetypeFetch`
 /// for the chunk's archetype.
 struct Task<'w, A> {
+    /// The chunk's archetype's position among the state's matched archetypes.
+    k: usize,
     cached: &'w A,
     arch: &'w Archetype,
     chunk: &'w Chunk,
@@ -186,6 +189,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.check_world(world);
         let archetypes = world.archetypes();
         let mut tasks = Vec::new();
+        let mut mask = RowMask::default();
         for (k, id) in self.matched_archetypes().iter().enumerate() {
             let arch = &archetypes[id.index()];
             for chunk in arch.chunks() {
@@ -197,16 +201,32 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     Split::Rows(rows) => rows,
                     Split::Chunks => chunk.len().max(1),
                 };
-                let mut start = 0;
-                while start < chunk.len() {
-                    let end = (start + step).min(chunk.len());
-                    tasks.push(Task {
-                        cached,
-                        arch,
-                        chunk,
-                        rows: start..end,
-                    });
-                    start = end;
+                let mut push = |from: usize, to: usize| {
+                    let mut start = from;
+                    while start < to {
+                        let end = (start + step).min(to);
+                        tasks.push(Task {
+                            k,
+                            cached,
+                            arch,
+                            chunk,
+                            rows: start..end,
+                        });
+                        start = end;
+                    }
+                };
+                match (self.chunk_rows(k, chunk), split) {
+                    (Rows::None, _) => {}
+                    // A chunk task sees the whole chunk; its view carries the mask.
+                    (Rows::All, _) | (Rows::Some, Split::Chunks) => push(0, chunk.len()),
+                    (Rows::Some, Split::Rows(_)) => {
+                        self.fill_mask(k, chunk, &mut mask);
+                        let mut at = 0;
+                        while let Some((start, end)) = mask.next_run(at) {
+                            push(start, end);
+                            at = end;
+                        }
+                    }
                 }
             }
         }
@@ -327,7 +347,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     ticks.tick(),
                 )
             };
-            f(view);
+            let mask = (self.chunk_rows(task.k, task.chunk) == Rows::Some).then(|| {
+                let mut mask = RowMask::default();
+                self.fill_mask(task.k, task.chunk, &mut mask);
+                mask
+            });
+            f(view.with_mask(mask));
         });
     }
 

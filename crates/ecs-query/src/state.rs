@@ -17,6 +17,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
+use crate::enabled::{RowMask, Rows};
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
@@ -373,6 +374,37 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Where the query's columns sit in the `k`-th matched archetype's chunks.
+    /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits.
+    #[inline(always)]
+    pub(crate) fn chunk_rows(&self, k: usize, chunk: &Chunk) -> Rows {
+        let (q, f) = &self.cached[k];
+        Q::enabled_rows(q, chunk).and(F::enabled_rows(f, chunk))
+    }
+
+    /// Fills `mask` with the rows of `chunk` (of matched archetype `k`) that pass by enable
+    /// bits: for chunks where `chunk_rows` is [`Rows::Some`].
+    #[inline]
+    pub(crate) fn fill_mask(&self, k: usize, chunk: &Chunk, mask: &mut RowMask) {
+        let (q, f) = &self.cached[k];
+        mask.fill(chunk.len(), |words| {
+            Q::and_rows(q, chunk, words);
+            F::and_rows(f, chunk, words);
+        });
+    }
+
+    /// How many rows of `chunk` pass by enable bits (change filters aside).
+    pub(crate) fn enabled_count(&self, k: usize, chunk: &Chunk) -> usize {
+        match self.chunk_rows(k, chunk) {
+            Rows::All => chunk.len(),
+            Rows::None => 0,
+            Rows::Some => {
+                let mut mask = RowMask::default();
+                self.fill_mask(k, chunk, &mut mask);
+                mask.count()
+            }
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn cached(&self, k: usize) -> &Q::ArchetypeFetch {
         &self.cached[k].0
@@ -564,7 +596,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     .chunks()
                     .iter()
                     .filter(|c| self.chunk_passes(k, c, self.last_seen))
-                    .map(Chunk::len)
+                    .map(|c| self.enabled_count(k, c))
                     .sum::<usize>()
             })
             .sum()
@@ -668,18 +700,35 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.check_world(world);
         let RunTicks { tick, last_seen } = ticks;
         let archetypes = world.archetypes();
+        let mut mask = RowMask::default();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(k, chunk, last_seen) {
                     continue;
                 }
+                let rows = self.chunk_rows(k, chunk);
+                if rows == Rows::None {
+                    continue;
+                }
                 self.prefetch_next(k, arch, i);
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
                 // rows are handed out once each, and exclusivity is the caller's contract.
-                unsafe {
-                    let mut fetch = D::fetch(cached, chunk, tick);
-                    D::for_each_row(&mut fetch, chunk.len(), &mut f);
+                let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
+                if rows == Rows::All {
+                    // SAFETY: as above, for rows `0..len`.
+                    unsafe { D::for_each_row(&mut fetch, chunk.len(), &mut f) };
+                    continue;
+                }
+                self.fill_mask(k, chunk, &mut mask);
+                let mut at = 0;
+                while let Some((start, end)) = mask.next_run(at) {
+                    for row in start..end {
+                        // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
+                        // are disjoint, so each row is handed out once.
+                        f(unsafe { D::item(&mut fetch, row) });
+                    }
+                    at = end;
                 }
             }
         }
@@ -732,12 +781,21 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 if !self.chunk_passes(k, chunk, last_seen) {
                     continue;
                 }
+                let mask = match self.chunk_rows(k, chunk) {
+                    Rows::None => continue,
+                    Rows::All => None,
+                    Rows::Some => {
+                        let mut mask = RowMask::default();
+                        self.fill_mask(k, chunk, &mut mask);
+                        Some(mask)
+                    }
+                };
                 self.prefetch_next(k, arch, i);
                 let access = &self.access.access;
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
                 // view is handed out once per chunk, and exclusivity is the caller's contract.
                 let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };
-                f(view);
+                f(view.with_mask(mask));
             }
         }
     }
@@ -829,6 +887,18 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let (c, row) = arch.split_row(loc.row as usize);
         let chunk = &arch.chunks()[c];
         if !self.chunk_passes(k, chunk, ticks.last_seen) {
+            return Err(no_match);
+        }
+        let passes = match self.chunk_rows(k, chunk) {
+            Rows::All => true,
+            Rows::None => false,
+            Rows::Some => {
+                let mut mask = RowMask::default();
+                self.fill_mask(k, chunk, &mut mask);
+                mask.words()[row / 64] & (1 << (row % 64)) != 0
+            }
+        };
+        if !passes {
             return Err(no_match);
         }
         Ok((k, chunk, row))

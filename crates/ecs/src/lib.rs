@@ -158,6 +158,9 @@ pub mod prelude {
     // Snapshots, rollback and pod column views (issue 17).
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
+
+    // Enableable components (issue 18).
+    pub use ecs_query::{Disabled, EnabledRO, EnabledRW, IgnoreEnabled};
 }
 
 /// The README's quickstart, compiled and run as a doctest.

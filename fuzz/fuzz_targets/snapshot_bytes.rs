@@ -20,6 +20,7 @@ fn world() -> World {
     let mut world = World::with_test_chunk_size(256);
     world.register_pod::<[f32; 3]>();
     world.register_pod::<u32>();
+    world.register_enableable::<u8>(); // so seeds can carry disabled rows
     world.register_pod::<u8>();
     world.register_pod::<[u8; 0]>(); // a zero-sized column (`()` is refused: tuples are never components)
     world.register_pod_resource::<u64>();

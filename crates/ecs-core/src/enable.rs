@@ -267,6 +267,37 @@ pub(crate) fn carry_row_bits(src: &Archetype, from: usize, dst: &mut Archetype, 
     }
 }
 
+/// Snapshot support: appends to `out` the rows of `arch` (numbered from `first_row`, in chunk
+/// order) whose enable slot `slot` is off.
+pub(crate) fn disabled_rows(arch: &Archetype, slot: usize, first_row: usize, out: &mut Vec<u32>) {
+    let mut base = first_row;
+    for chunk in arch.chunks() {
+        let mask = chunk.enable_masks().get(slot);
+        if mask.count() < chunk.len() {
+            out.extend(
+                (0..chunk.len())
+                    .filter(|&r| !mask.get(r))
+                    .map(|r| (base + r) as u32),
+            );
+        }
+        base += chunk.len();
+    }
+}
+
+/// Snapshot support: switches off column `col` (enableable) in the given rows of `arch`.
+///
+/// # Panics
+/// If `col` is not enableable or a row is out of range (a snapshot's rows are checked first).
+pub(crate) fn disable_rows(arch: &mut Archetype, col: usize, rows: &[u32]) {
+    let slot = arch
+        .enable_slot(col)
+        .expect("checked while planning: the column is enableable");
+    for &row in rows {
+        let (_, r) = arch.split_row(row as usize);
+        arch.chunk_of_row(row as usize).enable_masks_mut().0[slot].set(r, false);
+    }
+}
+
 impl World {
     /// Makes `T` enableable: each row holding a `T` gets a bit that [`World::set_enabled`]
     /// flips without moving the row, and queries treat a disabled `T` as absent.

@@ -175,6 +175,12 @@ pub enum SnapshotError {
         /// The component's type name.
         component: String,
     },
+    /// `restore`: the snapshot has rows whose component is disabled, but the world did not
+    /// register that component with `register_enableable`.
+    NotEnableableInWorld {
+        /// The component's type name.
+        component: String,
+    },
     /// `restore`: the world has no resource of this name registered for snapshots, or one with
     /// another size, alignment or kind.
     UnknownResource {
@@ -242,6 +248,11 @@ impl fmt::Display for SnapshotError {
                 f,
                 "the snapshot holds bytes of `{component}`, which the world did not register \
                  as pod"
+            ),
+            Self::NotEnableableInWorld { component } => write!(
+                f,
+                "the snapshot has rows with `{component}` disabled, which the world did not \
+                 register as enableable"
             ),
             Self::UnknownResource { resource } => write!(
                 f,

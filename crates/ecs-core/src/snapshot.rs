@@ -16,7 +16,8 @@
 //! ├── archetypes   in archetype-id order, each
 //! │     ├── components [index into `components`]
 //! │     ├── entities   [Entity; rows]          (rows in storage order)
-//! │     └── columns    Pod: [u8; rows × size]  |  Clone: Vec<T> behind a trait object
+//! │     ├── columns    Pod: [u8; rows × size]  |  Clone: Vec<T> behind a trait object
+//! │     └── disabled   per column, the rows whose (enableable) component is switched off
 //! └── resources    [name, size, align, value or "absent"]
 //! ```
 //!
@@ -45,7 +46,8 @@ use std::ptr::NonNull;
 use crate::archetype::Archetype;
 use crate::chunk::Chunk;
 use crate::component::ComponentId;
-use crate::entity::{Entity, Location};
+use crate::enable;
+use crate::entity::Entity;
 use crate::error::SnapshotError;
 use crate::signature::Signature;
 use crate::world::{Tick, World};
@@ -79,6 +81,12 @@ use registry::{ClonedColumn, ColumnKind, ResourceValue};
 /// world.despawn(a).unwrap();
 /// assert_eq!(world.spawn((2u32,)), b);
 /// ```
+///
+/// # Invariants
+/// Every slot index below `slot_count` is exactly one of: the entity of one row of one
+/// archetype, on `free` (with its generation at the same position of `free_generations`), or
+/// in `retired`. `snapshot_into` builds it so; `from_bytes` refuses buffers that break it.
+/// `restore` relies on it to write each entity-table slot once, without clearing the table.
 #[derive(Default)]
 pub struct Snapshot {
     change_tick: Tick,
@@ -108,11 +116,15 @@ pub(crate) struct ComponentEntry {
 ///    archetype of the snapshot has the same set.
 /// 2. `columns[i]` holds `entities.len()` values of `components[i]`'s type: `Pod` buffers are
 ///    exactly `rows × size` bytes of valid values.
+/// 3. `disabled.len() == columns.len()`; `disabled[i]` lists, strictly ascending and below
+///    `entities.len()`, the rows whose `components[i]` is disabled (empty for components that
+///    are not enableable).
 #[derive(Default)]
 pub(crate) struct ArchetypeData {
     components: Vec<u32>,
     entities: Vec<Entity>,
     columns: Vec<Column>,
+    disabled: Vec<Vec<u32>>,
 }
 
 pub(crate) enum Column {
@@ -220,10 +232,16 @@ impl Snapshot {
         for arch in &self.archetypes {
             let key = hash::archetype_key(arch.components.iter().map(|&c| keys[c as usize]));
             h.rows(&arch.entities, key);
-            for (&c, col) in arch.components.iter().zip(&arch.columns) {
+            for ((&c, col), off) in arch
+                .components
+                .iter()
+                .zip(&arch.columns)
+                .zip(&arch.disabled)
+            {
                 if let Column::Pod(bytes) = col {
                     h.column(keys[c as usize], self.components[c as usize].size, bytes);
                 }
+                h.disabled(keys[c as usize], off.iter().map(|&r| r as usize));
             }
         }
         h.finish()
@@ -353,6 +371,10 @@ impl World {
             data.components
                 .extend(kept.iter().map(|&c| entry_of[ids[c].index()]));
             data.entities.clear();
+            data.disabled.resize_with(kept.len(), Vec::new);
+            for rows in &mut data.disabled {
+                rows.clear();
+            }
             data.columns.truncate(kept.len());
             for (i, &c) in kept.iter().enumerate() {
                 let kind = self
@@ -389,9 +411,15 @@ impl World {
         // Copy the rows.
         for (arch, kept, target) in &plan {
             let data = &mut snap.archetypes[*target];
+            let first_row = data.entities.len();
             data.entities.reserve(arch.len());
             for chunk in arch.chunks() {
                 data.entities.extend_from_slice(chunk.entities());
+            }
+            for (i, &c) in kept.iter().enumerate() {
+                if let Some(slot) = arch.enable_slot(c) {
+                    enable::disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
+                }
             }
             for (i, &c) in kept.iter().enumerate() {
                 let size = arch.layout().size(c);
@@ -522,10 +550,13 @@ impl World {
             let fill = |ids: NonNull<Entity>, bases: &[NonNull<u8>], first: usize, count: usize| {
                 // SAFETY: `fill_empty` hands out room for rows `0..count` of a fresh chunk's
                 // entity column; the snapshot holds `rows` ids and `first + count <= rows`.
+                // Nothing here unwinds (`place_live` never panics).
                 unsafe {
                     let src = data.entities.as_ptr().add(first);
                     std::ptr::copy_nonoverlapping(src, ids.as_ptr(), count);
                 }
+                // While the ids are in cache: the rows' entity-table slots.
+                entities.place_live(id, first, &data.entities[first..first + count]);
                 for (c, &base) in bases.iter().enumerate() {
                     let (from, size) = (target.from[c], target.sizes[c]);
                     match (&data.columns[from], &cloned[from]) {
@@ -553,16 +584,13 @@ impl World {
             // `chunks` are the ones `take_chunks` took from this very archetype; `fill`
             // initialises every row it is handed and, copying only, cannot unwind.
             unsafe { arch.fill_empty(tick, rows, chunks, fill) };
-            for (row, &e) in data.entities.iter().enumerate() {
-                entities.place_live(
-                    e.index(),
-                    Location {
-                        archetype: id,
-                        row: row as u32,
-                    },
-                );
+            for (c, &from) in target.from.iter().enumerate() {
+                if !data.disabled[from].is_empty() {
+                    enable::disable_rows(arch, c, &data.disabled[from]);
+                }
             }
         }
+        entities.finish_restore(snap.retired.len());
         for column in cloned.iter_mut().flatten().flatten() {
             // SAFETY: `fill_empty` moved every value of every cloned column into the world.
             unsafe { column.forget_all() };
@@ -628,6 +656,13 @@ impl World {
                             && values.len() == data.entities.len(),
                         "a cloned column moves into a column of its own type, one value a row"
                     );
+                }
+            }
+            for &(id, from) in &order {
+                if !data.disabled[from].is_empty() && !components.info(id).is_enableable() {
+                    return Err(SnapshotError::NotEnableableInWorld {
+                        component: components.info(id).name().to_string(),
+                    });
                 }
             }
             let signature: Signature = order.iter().map(|&(id, _)| id).collect();
@@ -781,10 +816,22 @@ impl World {
                 .filter(|&(_, id)| self.is_pod(id))
                 .map(|(c, id)| (c, key(id)))
                 .collect();
+            let toggled: Vec<(usize, u64)> = arch
+                .enableable_columns()
+                .iter()
+                .enumerate()
+                .map(|(slot, &c)| (slot, key(arch.component_ids().nth(c).expect("a column"))))
+                .collect();
             for chunk in arch.chunks() {
                 h.rows(chunk.entities(), arch_key);
                 for &(c, k) in &pods {
                     h.column(k, arch.layout().size(c), pod_bytes(arch, chunk, c));
+                }
+                for &(slot, k) in &toggled {
+                    let mask = chunk.enable_masks().get(slot);
+                    if mask.count() < chunk.len() {
+                        h.disabled(k, (0..chunk.len()).filter(|&r| !mask.get(r)));
+                    }
                 }
             }
         }

@@ -672,3 +672,91 @@ fn retired_slots_stay_retired_through_bytes() {
         assert_ne!(a.index(), old.index(), "a retired slot came back");
     }
 }
+
+/// A world where `Hp` is enableable (and pod), with some rows switched off.
+fn toggled_world(chunk: usize) -> (World, Vec<Entity>) {
+    let mut world = World::with_test_chunk_size(chunk);
+    world.register_enableable::<Hp>();
+    world.register_pod::<Hp>();
+    world.register_pod::<Pos>();
+    let ids: Vec<Entity> = (0..40u16)
+        .map(|i| world.spawn((Hp(i), Pos([f32::from(i); 3]))))
+        .collect();
+    for (i, &e) in ids.iter().enumerate() {
+        if i % 3 == 1 {
+            world.set_enabled::<Hp>(e, false).unwrap();
+        }
+    }
+    (world, ids)
+}
+
+fn enabled_states(world: &World, ids: &[Entity]) -> Vec<bool> {
+    ids.iter()
+        .map(|&e| world.is_enabled::<Hp>(e).unwrap())
+        .collect()
+}
+
+#[test]
+fn restore_keeps_disabled_components_and_the_hash_sees_them() {
+    let (mut world, ids) = toggled_world(256);
+    let before = enabled_states(&world, &ids);
+    let hash = world.state_hash();
+    let snap = world.snapshot().unwrap();
+    assert_eq!(snap.state_hash(), hash);
+
+    // Enabling everything changes the hash; restoring brings the switched-off rows back.
+    for &e in &ids {
+        world.set_enabled::<Hp>(e, true).unwrap();
+    }
+    assert_ne!(world.state_hash(), hash, "disabling is part of the state");
+    world.restore(&snap).unwrap();
+    world.check_invariants();
+    assert_eq!(enabled_states(&world, &ids), before);
+    assert_eq!(world.state_hash(), hash);
+
+    // Through bytes, into a world with other chunks: same bits, same hash.
+    let bytes = snap.to_bytes().unwrap();
+    let (mut other, _) = toggled_world(1024);
+    other
+        .restore(&Snapshot::from_bytes(&bytes).unwrap())
+        .unwrap();
+    other.check_invariants();
+    assert_eq!(enabled_states(&other, &ids), before);
+    assert_eq!(other.state_hash(), hash);
+}
+
+#[test]
+fn disabled_rows_need_an_enableable_component_in_the_target_world() {
+    let (world, _) = toggled_world(256);
+    let snap = world.snapshot().unwrap();
+    let mut plain = World::with_test_chunk_size(256);
+    plain.register_pod::<Hp>();
+    plain.register_pod::<Pos>();
+    let err = plain.restore(&snap).unwrap_err();
+    assert!(
+        matches!(&err, SnapshotError::NotEnableableInWorld { component } if component.contains("Hp")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn disabled_rows_out_of_order_are_refused_when_read() {
+    let (world, _) = toggled_world(256);
+    let mut bytes = world.snapshot().unwrap().to_bytes().unwrap();
+    // The archetype's last lists: `Hp`'s disabled rows (13 of them: 1, 4, ..., 37), then
+    // `Pos`'s (none). Swap the first two rows of `Hp`'s list and fix the checksum.
+    let body = bytes.len() - 8;
+    let list = body - 4 - 13 * 4;
+    let first = list;
+    let second = list + 4;
+    assert_eq!(bytes[first..first + 4], 1u32.to_le_bytes());
+    assert_eq!(bytes[second..second + 4], 4u32.to_le_bytes());
+    bytes[first..first + 4].copy_from_slice(&4u32.to_le_bytes());
+    bytes[second..second + 4].copy_from_slice(&1u32.to_le_bytes());
+    let sum = Snapshot::checksum_of(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        Snapshot::from_bytes(&bytes),
+        Err(SnapshotError::Corrupt { .. })
+    ));
+}

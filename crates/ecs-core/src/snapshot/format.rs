@@ -4,14 +4,15 @@
 //! padding or alignment: reading copies every buffer out, so any `&[u8]` can be read.
 //!
 //! ```text
-//! magic "ECSSNAP\0" | version u32 = 1 | byte-order mark u32 (native 0x01020304) | tick u64
+//! magic "ECSSNAP\0" | version u32 = 2 | byte-order mark u32 (native 0x01020304) | tick u64
 //! components  n u32, then n × { name (u32 length + UTF-8), size u32, align u32 }
 //! resources   n u32, then n × { name, size u32, align u32, present u8, size bytes if present }
 //! slots       count u32            (every slot not listed below is live)
 //! free list   n u32, then n × { index u32, next generation u32 }, in free-list order
 //! retired     n u32, then n × index u32   (vacant at generation u32::MAX, never reused)
 //! archetypes  n u32, then n × { k u32, k × component index u32 (ascending),
-//!                               rows u32, rows × entity u64, k × (rows × size) bytes }
+//!                               rows u32, rows × entity u64, k × (rows × size) bytes,
+//!                               k × disabled rows (n u32, n × row u32, ascending) }
 //! checksum    u64 over everything before it
 //! ```
 //!
@@ -33,7 +34,7 @@ use crate::error::SnapshotError;
 
 const MAGIC: [u8; 8] = *b"ECSSNAP\0";
 /// The format version this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 const BYTE_ORDER: u32 = 0x0102_0304;
 const CHECKSUM_SEED: u64 = 0x736e_6170;
 /// Largest component or resource size accepted: the largest chunk.
@@ -131,6 +132,9 @@ impl Snapshot {
                     Column::Cloned(_) => unreachable!("checked: pod only"),
                 }
             }
+            for rows in &a.disabled {
+                w.u32s(rows);
+            }
         }
         let sum = bytes_hash(CHECKSUM_SEED, &w.0);
         w.u64(sum);
@@ -158,7 +162,7 @@ impl Snapshot {
     ///     Err(SnapshotError::Truncated { .. })
     /// ));
     /// let n = bytes.len();
-    /// bytes[n - 12] ^= 1; // flip a bit of the value
+    /// bytes[n - 16] ^= 1; // flip a bit of the value (before the disabled-rows count)
     /// assert!(matches!(
     ///     Snapshot::from_bytes(&bytes),
     ///     Err(SnapshotError::ChecksumMismatch { .. })
@@ -470,10 +474,20 @@ impl<'a> Reader<'a> {
                 };
                 columns.push(Column::Pod(self.take(len)?.to_vec()));
             }
+            let mut disabled = Vec::with_capacity(cols.len());
+            for _ in &cols {
+                let at = self.at;
+                let off = self.u32s()?;
+                if off.iter().any(|&r| r as usize >= rows) || off.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(self.corrupt(at, "disabled rows not ascending and in range"));
+                }
+                disabled.push(off);
+            }
             archetypes.push(ArchetypeData {
                 components: cols,
                 entities,
                 columns,
+                disabled,
             });
         }
         if let Some(missing) = state.iter().position(|&s| s == 0) {

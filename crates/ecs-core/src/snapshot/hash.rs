@@ -113,6 +113,15 @@ impl StateHasher {
         self.sum = self.sum.wrapping_add(sum);
     }
 
+    /// Adds one term per row (of the last `rows` call) whose component with key `key` is
+    /// disabled, so that switching a component off changes the hash.
+    pub(crate) fn disabled(&mut self, key: u64, rows: impl Iterator<Item = usize>) {
+        let key = key ^ P3;
+        for r in rows {
+            self.sum = self.sum.wrapping_add(mum(self.seeds[r] ^ key, P0));
+        }
+    }
+
     /// The hash.
     pub(crate) fn finish(&self) -> u64 {
         mum(mum(self.sum ^ P0, P1) ^ self.rows, P3)

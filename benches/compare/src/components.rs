@@ -11,23 +11,17 @@ use crate::math::{Mat4, Vec3};
 pub struct Transform(pub Mat4);
 
 /// A position (12 B).
-#[derive(
-    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
-)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Position(pub Vec3);
 
 /// A rotation (12 B).
-#[derive(
-    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
-)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Rotation(pub Vec3);
 
 /// A velocity (12 B).
-#[derive(
-    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
-)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Velocity(pub Vec3);
 

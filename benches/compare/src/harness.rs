@@ -33,6 +33,28 @@ pub fn build_each<T: 'static>(mut f: impl FnMut() -> T + 'static) -> Run {
     })
 }
 
+/// A workload that builds something and drops it, both inside the timing: what a program pays
+/// over the value's life (for a world: its allocation, fill and release).
+pub fn build_and_drop<T: 'static>(mut f: impl FnMut() -> T + 'static) -> Run {
+    Box::new(move |iters| {
+        let start = Instant::now();
+        for _ in 0..iters {
+            drop(black_box(f()));
+        }
+        start.elapsed()
+    })
+}
+
+/// [`build_and_drop`] for a workload whose name ends in `_drop`, else [`build_each`]: one
+/// closure serves `spawn_batch_1m` and `spawn_batch_1m_drop`.
+pub fn build<T: 'static>(workload: &str, f: impl FnMut() -> T + 'static) -> Run {
+    if workload.ends_with("_drop") {
+        build_and_drop(f)
+    } else {
+        build_each(f)
+    }
+}
+
 /// How long and how often to measure.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {

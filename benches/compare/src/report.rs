@@ -132,7 +132,7 @@ impl Report {
             };
             let limit = match w {
                 "simple_iter" | "iter_1m" | "add_remove" | "add_remove_wide" => 0.8,
-                "spawn_batch_1m" => 0.6,
+                "spawn_batch_1m" | "spawn_batch_1m_drop" => 0.6,
                 _ => 1.0,
             };
             out.push(Target {
@@ -179,8 +179,8 @@ impl Report {
         let i = &self.info;
         let _ = writeln!(
             s,
-            "{} | {} x {} | {} | load {} -> {}",
-            i.date, i.cpus, i.cpu, i.rustc, i.load_start, i.load_end
+            "{} | {} x {} | {} | load {} -> {} | malloc: {}",
+            i.date, i.cpus, i.cpu, i.rustc, i.load_start, i.load_end, i.malloc
         );
         let _ = writeln!(
             s,
@@ -258,6 +258,7 @@ impl Report {
         let _ = writeln!(s, "  \"commit\": {},", q(&i.commit));
         let _ = writeln!(s, "  \"load_start\": {},", q(&i.load_start));
         let _ = writeln!(s, "  \"load_end\": {},", q(&i.load_end));
+        let _ = writeln!(s, "  \"malloc\": {},", q(&i.malloc));
         let versions: Vec<String> = i
             .versions
             .iter()
@@ -312,7 +313,7 @@ impl Report {
         let versions: Vec<String> = i.versions.iter().map(|(n, v)| format!("{n} {v}")).collect();
         let _ = writeln!(
             s,
-            "Measured {} on {} logical CPUs ({}), {}, ecs at `{}`, {}; 1-minute load average {} at the start, {} at the end.\n",
+            "Measured {} on {} logical CPUs ({}), {}, ecs at `{}`, {}; 1-minute load average {} at the start, {} at the end; malloc: {}.\n",
             i.date,
             i.cpus,
             i.cpu,
@@ -320,7 +321,8 @@ impl Report {
             i.commit,
             versions.join(", "),
             i.load_start,
-            i.load_end
+            i.load_end,
+            i.malloc
         );
         s.push_str("Each cell: median time per iteration, then (ratio to the fastest ECS of the row; ratio to `raw`).\n\n");
         let engines: Vec<Engine> = Engine::ALL

@@ -24,6 +24,10 @@ pub struct SysInfo {
     pub load_start: String,
     /// The same when the run ended (set by the caller).
     pub load_end: String,
+    /// The allocator settings: `GLIBC_TUNABLES` if set (e.g. pinned mmap / trim thresholds),
+    /// else "glibc defaults" (dynamic thresholds, which make large allocations depend on what
+    /// was freed before).
+    pub malloc: String,
 }
 
 /// The 1-minute load average, or "unknown".
@@ -94,6 +98,9 @@ impl SysInfo {
             versions,
             load_start: load_average(),
             load_end: String::new(),
+            malloc: std::env::var("GLIBC_TUNABLES")
+                .map(|t| format!("GLIBC_TUNABLES={t}"))
+                .unwrap_or_else(|_| "glibc defaults".to_owned()),
         }
     }
 }

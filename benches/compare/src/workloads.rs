@@ -90,7 +90,7 @@ pub struct Workload {
 }
 
 /// Every workload, in table order.
-pub const WORKLOADS: [Workload; 12] = [
+pub const WORKLOADS: [Workload; 13] = [
     Workload {
         name: "simple_insert",
         about: "fresh world + batch-spawn 10,000 (Transform, Position, Rotation, Velocity)",
@@ -138,5 +138,9 @@ pub const WORKLOADS: [Workload; 12] = [
     Workload {
         name: "spawn_batch_1m",
         about: "fresh world + batch-spawn 1,000,000 (Position, Velocity, Rotation)",
+    },
+    Workload {
+        name: "spawn_batch_1m_drop",
+        about: "spawn_batch_1m with the world dropped inside the timing",
     },
 ];

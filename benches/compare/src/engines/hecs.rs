@@ -10,7 +10,7 @@ use rayon::iter::{ParallelBridge, ParallelIterator};
 
 use crate::components::*;
 use crate::flat::{add_assign_flat, as_f32s, as_f32s_mut};
-use crate::harness::{build_each, repeat, Run};
+use crate::harness::{build, build_each, repeat, Run};
 use crate::math::heavy_kernel;
 use crate::{for_each_letter, for_each_tag};
 use crate::{FRAG_MANY_ARCHS, FRAG_PER_ARCH, HEAVY_N, MILLION, SCHEDULE_N, SUITE_N};
@@ -82,7 +82,7 @@ pub fn prepare(workload: &str) -> Option<Run> {
         }
         "iter_1m" => pos_vel_iter(million_world()),
         "iter_1m_chunk" => pos_vel_columns(million_world()),
-        "spawn_batch_1m" => build_each(|| {
+        "spawn_batch_1m" | "spawn_batch_1m_drop" => build(workload, || {
             let mut world = World::new();
             world.spawn_batch((0..MILLION).map(spawn_row));
             world

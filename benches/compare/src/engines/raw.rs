@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::components::*;
 use crate::flat::{add_assign_flat, as_f32s, as_f32s_mut};
-use crate::harness::{build_each, repeat, Run};
+use crate::harness::{build, build_each, repeat, Run};
 use crate::math::{heavy_kernel, Vec3, IDENTITY};
 use crate::{FRAG_MANY_ARCHS, FRAG_PER_ARCH, HEAVY_N, MILLION, SCHEDULE_N, SUITE_N};
 
@@ -69,14 +69,14 @@ pub fn prepare(workload: &str, flat: bool) -> Option<Run> {
             let (p, v) = (0..MILLION).map(pos_vel).unzip();
             pos_vel_iter(p, v, flat)
         }
-        "spawn_batch_1m" if flat => build_each(|| {
+        "spawn_batch_1m" | "spawn_batch_1m_drop" if flat => build(workload, || {
             (
                 vec![Position(Vec3::UNIT_X); MILLION],
                 vec![Velocity(Vec3::UNIT_X); MILLION],
                 vec![Rotation(Vec3::UNIT_X); MILLION],
             )
         }),
-        "spawn_batch_1m" => build_each(|| {
+        "spawn_batch_1m" | "spawn_batch_1m_drop" => build(workload, || {
             let mut cols = (
                 Vec::with_capacity(MILLION),
                 Vec::with_capacity(MILLION),

@@ -34,7 +34,15 @@ pub fn to_svg(records: &[Record]) -> String {
     let mixes = distinct(records.iter().map(|r| (r.mix.as_str(), r.row_bytes)));
     let configs = distinct(records.iter().map(|r| (r.config.as_str(), 0)));
     let group_w = (mixes.len() as f64 * BAR_W + 24.0).max(90.0);
-    let width = LEFT + configs.len() as f64 * group_w + 20.0;
+    let labels: Vec<String> = mixes
+        .iter()
+        .map(|(name, row)| format!("{} ({row} B rows)", escape(name)))
+        .collect();
+    // Legend entries are about 6.5 px per character at 11 px.
+    let legend_w: f64 = labels.iter().map(|l| 24.0 + 6.5 * l.len() as f64).sum();
+    let width = (LEFT + configs.len() as f64 * group_w + 20.0)
+        .max(LEFT + legend_w + 20.0)
+        .max(640.0);
     let height = TOP + measures.len() as f64 * (PANEL_H + 40.0) + 10.0;
     let mut out = String::new();
     let _ = writeln!(
@@ -45,13 +53,12 @@ pub fn to_svg(records: &[Record]) -> String {
     let _ = writeln!(
         out,
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{LEFT}\" y=\"16\" \
-         font-size=\"13\">ns per entity by chunk policy and mix (median, IQR whisker; black \
-         tick: plain Vec)</text>"
+         font-size=\"13\">ns per entity by chunk policy and mix: median, IQR whisker, \
+         black tick = plain Vec</text>"
     );
     // Legend.
     let mut x = LEFT;
-    for (i, (name, row)) in mixes.iter().enumerate() {
-        let label = format!("{} ({row} B rows)", escape(name));
+    for (i, label) in labels.iter().enumerate() {
         let _ = writeln!(
             out,
             "<rect x=\"{x:.1}\" y=\"26\" width=\"10\" height=\"10\" fill=\"{}\"/><text \

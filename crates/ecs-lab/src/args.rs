@@ -10,7 +10,7 @@ use crate::mix::Mix;
 /// What `sweep --help` prints.
 pub const USAGE: &str = "\
 usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
-             [--entities N] [--reps N] [--moves N] [--csv PATH] [--svg PATH]
+             [--entities N] [--reps N] [--best-of N] [--moves N] [--csv PATH] [--svg PATH]
 
   --mix       a component mix: two hot columns of LANES f32s (1-4) and COLD bytes
               (0 8 16 32 64 92 128 256 276 512, or 16 32 64 128 256 with @16);
@@ -19,6 +19,8 @@ usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
   --min-rows  MinRows policies, e.g. 1024,2048 (default 2048; '' for none)
   --entities  entities per world (default 1000000)
   --reps      timed repetitions per measurement (default 11)
+  --best-of   passes per repetition, of which the fastest is its sample (default 1;
+              3 filters out passes another process preempted, on a loaded machine)
   --moves     entities tagged and untagged per add/remove rep (default min(entities, 100000))
   --csv       write the results as CSV here
   --svg       write a chart of ns/entity per chunk size and mix here
@@ -46,6 +48,8 @@ pub struct SweepArgs {
     pub entities: usize,
     /// Timed repetitions per measurement.
     pub reps: usize,
+    /// Passes per repetition; the fastest is the repetition's sample.
+    pub best_of: usize,
     /// Entities tagged and untagged per add/remove repetition (at most `entities`).
     pub moves: usize,
     /// Where to write the CSV, if anywhere.
@@ -78,7 +82,7 @@ impl SweepArgs {
         let mut mixes: Vec<Mix> = Vec::new();
         let mut sizes: Option<Vec<usize>> = None;
         let mut min_rows: Option<Vec<usize>> = None;
-        let (mut entities, mut reps, mut moves) = (1_000_000, 11, None);
+        let (mut entities, mut reps, mut best_of, mut moves) = (1_000_000, 11, 1, None);
         let (mut csv, mut svg) = (None, None);
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
@@ -89,6 +93,7 @@ impl SweepArgs {
                 "--min-rows" => "--min-rows",
                 "--entities" => "--entities",
                 "--reps" => "--reps",
+                "--best-of" => "--best-of",
                 "--moves" => "--moves",
                 "--csv" => "--csv",
                 "--svg" => "--svg",
@@ -108,6 +113,7 @@ impl SweepArgs {
                 "--min-rows" => min_rows = Some(list(known, value, parse_count)?),
                 "--entities" => entities = parse_count(known, value)?,
                 "--reps" => reps = parse_count(known, value)?,
+                "--best-of" => best_of = parse_count(known, value)?,
                 "--moves" => moves = Some(parse_count(known, value)?),
                 "--csv" => csv = Some(PathBuf::from(value)),
                 _ => svg = Some(PathBuf::from(value)),
@@ -127,7 +133,11 @@ impl SweepArgs {
         if policies.is_empty() {
             return Err(LabError::Empty("chunk sizes or policies"));
         }
-        for (what, n) in [("--entities", entities), ("--reps", reps)] {
+        for (what, n) in [
+            ("--entities", entities),
+            ("--reps", reps),
+            ("--best-of", best_of),
+        ] {
             if n == 0 {
                 return Err(LabError::Zero(what));
             }
@@ -137,6 +147,7 @@ impl SweepArgs {
             policies,
             entities,
             reps,
+            best_of,
             moves: moves.unwrap_or(100_000).min(entities),
             csv,
             svg,
@@ -245,7 +256,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_a_typed_error() {
-        let cases: [(&[&str], LabError); 9] = [
+        let cases: [(&[&str], LabError); 10] = [
             (
                 &["--frobnicate"],
                 LabError::UnknownFlag("--frobnicate".into()),
@@ -275,6 +286,7 @@ mod tests {
                 LabError::Empty("chunk sizes or policies"),
             ),
             (&["--reps", "0"], LabError::Zero("--reps")),
+            (&["--best-of", "0"], LabError::Zero("--best-of")),
             (
                 &["--mix", "a=1:8", "--mix", "a=2:8"],
                 LabError::DuplicateMix("a".into()),

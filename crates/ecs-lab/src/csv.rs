@@ -19,7 +19,7 @@ use crate::sweep::{Measure, Record};
 pub fn to_csv(records: &[Record]) -> String {
     let mut out = String::from(
         "mix,row_bytes,config,chunk_size,capacity,entities,measure,median_ns,q1_ns,q3_ns,\
-         min_ns,max_ns,reps,vs_vec,memory_bytes,pass_bytes,pass_cache_lines,pass_pages\n",
+         min_ns,max_ns,reps,best_of,vs_vec,memory_bytes,pass_bytes,pass_cache_lines,pass_pages\n",
     );
     for r in records {
         let s = &r.stats;
@@ -28,7 +28,7 @@ pub fn to_csv(records: &[Record]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "\"{}\",{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{}",
+            "\"{}\",{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{}",
             r.mix.replace('"', "\"\""),
             r.row_bytes,
             r.config,
@@ -42,6 +42,7 @@ pub fn to_csv(records: &[Record]) -> String {
             s.min,
             s.max,
             s.reps,
+            r.best_of,
             vs_vec,
             r.memory_bytes,
             r.pass.bytes,
@@ -78,6 +79,7 @@ pub(crate) mod tests {
             entities: 1000,
             measure,
             stats: Stats::of(vec![median, median * 2.0]),
+            best_of: 1,
             memory_bytes: 4096,
             pass: Footprint {
                 bytes: 8000,

@@ -4,7 +4,8 @@
 //! Per repetition: `for_each` over the hot columns, the chunk-slice loop and add + remove of
 //! [`Tag`] on the move subset; and the `Vec` loop and the `Vec` row moves, before the world's
 //! measures in odd repetitions and after them in even ones. The first repetition is a warm-up
-//! and not recorded. Interleaving puts each world figure and its baseline under the same
+//! and not recorded. With `--best-of N` each repetition's sample is the fastest of `N` passes.
+//! Interleaving puts each world figure and its baseline under the same
 //! machine noise, so their ratio is the figure to quote.
 //!
 //! The sweep is single-threaded: it measures, and runs nothing in parallel.
@@ -107,6 +108,8 @@ pub struct Record {
     pub measure: Measure,
     /// Nanoseconds per entity (per moved entity for the move measures).
     pub stats: Stats,
+    /// Passes per repetition (each sample is the fastest of them).
+    pub best_of: usize,
     /// The world's memory by its layout report; for the baselines, plain `Vec` columns of the
     /// same rows (`entities × row_bytes`).
     pub memory_bytes: usize,
@@ -291,11 +294,15 @@ fn add_slices<const L: usize>(a: &mut [Hot<0, L>], b: &[Hot<1, L>]) {
     }
 }
 
-/// Nanoseconds per item of one run of `f` over `items` items.
-fn time(items: usize, f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_nanos() as f64 / items.max(1) as f64
+/// Nanoseconds per item of the fastest of `passes` runs of `f` over `items` items.
+fn time(passes: usize, items: usize, mut f: impl FnMut()) -> f64 {
+    (0..passes.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_nanos() as f64 / items.max(1) as f64
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Every measure of one world and its baselines; emits `Measure::ALL.len()` records.
@@ -327,7 +334,7 @@ fn measure_world<const L: usize>(
     let pass = arch_report.footprint(&hot, false);
     let (chunk_size, capacity) = (arch_report.chunk_size, arch_report.capacity);
     let movers: Vec<Entity> = (0..args.moves).map(|j| ids[j * n / args.moves]).collect();
-    let k = movers.len();
+    let (k, p) = (movers.len(), args.best_of);
 
     let mut samples: [Vec<f64>; 5] = Default::default();
     for rep in 0..=args.reps {
@@ -336,14 +343,14 @@ fn measure_world<const L: usize>(
         // second finds the caches as the first left them, and alternating cancels that.
         for half in [rep % 2, 1 - rep % 2] {
             if half == 0 {
-                timed[0] = time(n, || query.for_each(world, |(a, b)| add(a, b)));
-                timed[1] = time(n, || {
+                timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
+                timed[1] = time(p, n, || {
                     query.for_each_chunk(world, |mut view| {
                         let (a, b) = view.columns();
                         add_slices(a, b);
                     });
                 });
-                timed[2] = time(k, || {
+                timed[2] = time(p, k, || {
                     for &e in &movers {
                         world.insert_one(e, Tag).expect("alive");
                     }
@@ -352,8 +359,8 @@ fn measure_world<const L: usize>(
                     }
                 });
             } else {
-                timed[3] = time(n, || base.run_loop());
-                timed[4] = time(k, || base.run_moves(k));
+                timed[3] = time(p, n, || base.run_loop());
+                timed[4] = time(p, k, || base.run_moves(k));
             }
         }
         if rep > 0 {
@@ -374,6 +381,7 @@ fn measure_world<const L: usize>(
             entities: n,
             measure,
             stats: Stats::of(samples),
+            best_of: p,
             memory_bytes: if world_side {
                 report.memory.total()
             } else {

@@ -27,11 +27,13 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "{} mixes × {} policies, {} entities, {} reps (+1 warm-up), {} moves per add/remove rep",
+        "{} mixes × {} policies, {} entities, {} reps (+1 warm-up) of the best of {} passes, \
+         {} moves per add/remove rep",
         args.mixes.len(),
         args.policies.len(),
         args.entities,
         args.reps,
+        args.best_of,
         args.moves
     );
     println!(

@@ -19,8 +19,9 @@
 //! cargo run --release -p ecs-lab --bin sweep -- --entities 1000000 --csv sweep.csv --svg sweep.svg
 //! ```
 //!
-//! Cost: one world of `entities` rows per (mix, policy) at a time, plus the `Vec` baselines
-//! (about `entities × row` bytes per mix); every measurement reuses that world.
+//! Cost: the worlds of one mix (one per policy, `entities` rows each) are alive together and
+//! measured round-robin, plus the `Vec` baselines (about `entities × row` bytes); every
+//! measurement reuses those worlds.
 //!
 //! ```
 //! use ecs_lab::{run_sweep, to_csv, Measure, SweepArgs};
@@ -36,6 +37,7 @@ mod args;
 mod components;
 mod csv;
 mod error;
+mod measure;
 mod mix;
 mod stats;
 mod svg;

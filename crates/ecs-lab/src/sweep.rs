@@ -1,30 +1,20 @@
-//! The sweep itself: one world per (mix, policy), every measurement on that world, each beside
-//! the same work on plain `Vec`s timed in the same repetition.
+//! The sweep itself: every (mix, policy) world, each measure beside the same work on plain
+//! `Vec`s timed in the same repetition (see `measure.rs` for what one repetition does).
 //!
-//! Per repetition: `for_each` over the hot columns, the chunk-slice loop and add + remove of
-//! [`Tag`] on the move subset; and the `Vec` loop and the `Vec` row moves, before the world's
-//! measures in odd repetitions and after them in even ones. The first repetition is a warm-up
-//! and not recorded. With `--best-of N` each repetition's sample is the fastest of `N` passes.
-//! Interleaving puts each world figure and its baseline under the same
-//! machine noise, so their ratio is the figure to quote.
+//! All worlds of one mix are built first and then measured round-robin, repetition by
+//! repetition, so a load that drifts while the sweep runs reaches every policy alike, and the
+//! ratios between policies are not an artefact of which world ran when. That keeps
+//! `policies × entities × row` bytes alive per mix (about 3 GB for ten policies of a million
+//! 308-byte rows); the next mix's worlds are built after the last one's are dropped.
 //!
 //! The sweep is single-threaded: it measures, and runs nothing in parallel.
-//!
-//! # Invariants
-//! 1. Memory and the footprint are read before the first add/remove, so the tag archetype
-//!    (and the spare chunk it keeps) is not in them.
-//! 2. After each add/remove repetition every entity is back in the mix's archetype: the world
-//!    measured by the next `for_each` holds the same rows (in a different order).
-
-use std::hint::black_box;
-use std::time::Instant;
 
 use ecs_core::{ChunkPolicy, Entity, Footprint, World};
-use ecs_query::{QueryState, RefRO, RefRW};
 
-use crate::args::{policy_label, SweepArgs};
-use crate::components::{Cold, Hot, Pad, Pad16, Tag};
+use crate::args::SweepArgs;
+use crate::components::{Cold, Hot, Pad, Pad16};
 use crate::error::LabError;
+use crate::measure::{Baseline, WorldBench};
 use crate::mix::Mix;
 use crate::stats::Stats;
 
@@ -35,7 +25,7 @@ pub enum Measure {
     ForEach,
     /// The same loop over each chunk's column slices (`for_each_chunk`).
     ChunkSlice,
-    /// Inserting [`Tag`] on each entity of the move subset, then removing it; per entity.
+    /// Inserting [`Tag`](crate::Tag) on each entity of the move subset, then removing it; per entity.
     AddRemove,
     /// `a += b` over two plain `Vec`s: the baseline of `ForEach` and `ChunkSlice`.
     VecLoop,
@@ -204,7 +194,7 @@ fn with_lanes<C: Cold>(
     }
 }
 
-/// One world per policy; the `Vec` baseline is built once and reused by every policy.
+/// Every policy's world of `mix`, measured round-robin; the `Vec` baseline is built once.
 fn sweep_mix<const L: usize, C: Cold>(
     mix: &Mix,
     args: &SweepArgs,
@@ -212,220 +202,21 @@ fn sweep_mix<const L: usize, C: Cold>(
 ) -> Result<(), LabError> {
     debug_assert_eq!(size_of::<C>(), mix.cold_bytes);
     let mut base = Baseline::<L>::new(args.entities, mix.row_bytes());
+    let mut worlds = Vec::with_capacity(args.policies.len());
     for &policy in &args.policies {
         let mut world = World::with_chunk_policy(policy)?;
         let ids = populate::<L, C>(&mut world, args.entities);
-        measure_world::<L>(&mut world, &ids, &mut base, mix, policy, args, sink);
+        worlds.push(WorldBench::<L>::new(world, &ids, policy, args.moves));
+    }
+    for rep in 0..=args.reps {
+        for bench in &mut worlds {
+            bench.rep(rep, &mut base, args.best_of);
+        }
+    }
+    for bench in worlds {
+        for record in bench.records(mix, &base, args.best_of) {
+            sink(record);
+        }
     }
     Ok(())
-}
-
-/// Plain `Vec`s of the same data: the two hot columns, and every row as bytes.
-struct Baseline<const L: usize> {
-    hot0: Vec<Hot<0, L>>,
-    hot1: Vec<Hot<1, L>>,
-    /// `len / row` rows of `row` bytes.
-    table: Vec<u8>,
-    /// Rows moved out of `table`.
-    tagged: Vec<u8>,
-    row: usize,
-}
-
-impl<const L: usize> Baseline<L> {
-    fn new(n: usize, row: usize) -> Self {
-        Self {
-            hot0: (0..n).map(|i| Hot([i as f32; L])).collect(),
-            hot1: vec![Hot([1.0; L]); n],
-            table: (0..n * row).map(|b| b as u8).collect(),
-            tagged: Vec::with_capacity(n * row),
-            row,
-        }
-    }
-
-    fn run_loop(&mut self) {
-        add_slices(black_box(&mut self.hot0), &self.hot1);
-    }
-
-    /// Moves `k` rows spread over the table out, then back (swap-removing each time).
-    fn run_moves(&mut self, k: usize) {
-        let rows = self.table.len() / self.row;
-        for j in 0..k {
-            let idx = (j * rows / k).min(self.table.len() / self.row - 1);
-            move_row(&mut self.table, idx, &mut self.tagged, self.row);
-        }
-        for _ in 0..k {
-            move_row(&mut self.tagged, 0, &mut self.table, self.row);
-        }
-        black_box(&mut self.table);
-    }
-
-    fn pass(&self) -> Footprint {
-        let column = self.hot0.len() * size_of::<Hot<0, L>>();
-        Footprint {
-            bytes: 2 * column,
-            cache_lines: 2 * column.div_ceil(64),
-            pages: 2 * column.div_ceil(4096),
-        }
-    }
-}
-
-/// Appends row `idx` of `src` to `dst` and fills its place with `src`'s last row.
-fn move_row(src: &mut Vec<u8>, idx: usize, dst: &mut Vec<u8>, row: usize) {
-    let start = idx * row;
-    dst.extend_from_slice(&src[start..start + row]);
-    let last = src.len() - row;
-    src.copy_within(last.., start);
-    src.truncate(last);
-}
-
-#[inline(always)]
-fn add<const L: usize>(a: &mut Hot<0, L>, b: &Hot<1, L>) {
-    for (x, y) in a.0.iter_mut().zip(&b.0) {
-        *x += *y;
-    }
-}
-
-/// `a[i] += b[i]` over two slices: the chunk-slice loop and the `Vec` loop share it, out of
-/// line, so both compile to one vector loop whose arguments are known not to alias.
-#[inline(never)]
-fn add_slices<const L: usize>(a: &mut [Hot<0, L>], b: &[Hot<1, L>]) {
-    for (a, b) in a.iter_mut().zip(b) {
-        add(a, b);
-    }
-}
-
-/// Nanoseconds per item of the fastest of `passes` runs of `f` over `items` items.
-fn time(passes: usize, items: usize, mut f: impl FnMut()) -> f64 {
-    (0..passes.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_nanos() as f64 / items.max(1) as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// Every measure of one world and its baselines; emits `Measure::ALL.len()` records.
-fn measure_world<const L: usize>(
-    world: &mut World,
-    ids: &[Entity],
-    base: &mut Baseline<L>,
-    mix: &Mix,
-    policy: ChunkPolicy,
-    args: &SweepArgs,
-    sink: &mut dyn FnMut(Record),
-) {
-    let n = ids.len();
-    let mut query = QueryState::<(RefRW<Hot<0, L>>, RefRO<Hot<1, L>>)>::new(world);
-    // Invariant 1: the layout facts come first.
-    let report = world.layout();
-    let archetype = world.location(ids[0]).expect("just spawned").archetype;
-    let arch = &world.archetypes()[archetype.index()];
-    let column = |id| arch.column(id).expect("a hot column of the mix");
-    let hot = [
-        column(world.component_id::<Hot<0, L>>().expect("registered")),
-        column(world.component_id::<Hot<1, L>>().expect("registered")),
-    ];
-    let arch_report = report
-        .archetypes
-        .iter()
-        .find(|a| a.id == archetype)
-        .expect("the mix's archetype holds the entities");
-    let pass = arch_report.footprint(&hot, false);
-    let (chunk_size, capacity) = (arch_report.chunk_size, arch_report.capacity);
-    let movers: Vec<Entity> = (0..args.moves).map(|j| ids[j * n / args.moves]).collect();
-    let (k, p) = (movers.len(), args.best_of);
-
-    let mut samples: [Vec<f64>; 5] = Default::default();
-    for rep in 0..=args.reps {
-        let mut timed = [0.0; 5];
-        // Odd reps time each baseline first, even reps the world first: whichever runs
-        // second finds the caches as the first left them, and alternating cancels that.
-        for half in [rep % 2, 1 - rep % 2] {
-            if half == 0 {
-                timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
-                timed[1] = time(p, n, || {
-                    query.for_each_chunk(world, |mut view| {
-                        let (a, b) = view.columns();
-                        add_slices(a, b);
-                    });
-                });
-                timed[2] = time(p, k, || {
-                    for &e in &movers {
-                        world.insert_one(e, Tag).expect("alive");
-                    }
-                    for &e in &movers {
-                        world.remove::<(Tag,)>(e).expect("tagged above");
-                    }
-                });
-            } else {
-                timed[3] = time(p, n, || base.run_loop());
-                timed[4] = time(p, k, || base.run_moves(k));
-            }
-        }
-        if rep > 0 {
-            for (s, t) in samples.iter_mut().zip(timed) {
-                s.push(t);
-            }
-        }
-    }
-    for (measure, samples) in Measure::ALL.into_iter().zip(samples) {
-        let world_side = measure.baseline().is_some();
-        sink(Record {
-            mix: mix.name.clone(),
-            row_bytes: mix.row_bytes(),
-            policy,
-            config: policy_label(policy),
-            chunk_size: if world_side { chunk_size } else { 0 },
-            capacity: if world_side { capacity } else { 0 },
-            entities: n,
-            measure,
-            stats: Stats::of(samples),
-            best_of: p,
-            memory_bytes: if world_side {
-                report.memory.total()
-            } else {
-                n * mix.row_bytes()
-            },
-            pass: if world_side { pass } else { base.pass() },
-        });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn move_row_swap_removes() {
-        let mut src: Vec<u8> = (0..8).collect();
-        let mut dst = Vec::new();
-        move_row(&mut src, 1, &mut dst, 2);
-        assert_eq!(
-            (src.as_slice(), dst.as_slice()),
-            (&[0, 1, 6, 7, 4, 5][..], &[2, 3][..])
-        );
-        move_row(&mut src, 2, &mut dst, 2);
-        assert_eq!(
-            (src.as_slice(), dst.as_slice()),
-            (&[0, 1, 6, 7][..], &[2, 3, 4, 5][..])
-        );
-    }
-
-    #[test]
-    fn baseline_moves_come_back() {
-        let mut base = Baseline::<1>::new(10, 12);
-        let before = base.table.clone();
-        base.run_moves(4);
-        assert!(base.tagged.is_empty());
-        let mut after = base
-            .table
-            .chunks(12)
-            .map(<[u8]>::to_vec)
-            .collect::<Vec<_>>();
-        let mut want = before.chunks(12).map(<[u8]>::to_vec).collect::<Vec<_>>();
-        after.sort();
-        want.sort();
-        assert_eq!(after, want);
-    }
 }

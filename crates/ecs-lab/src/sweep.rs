@@ -86,7 +86,7 @@ pub struct Record {
     pub row_bytes: usize,
     /// The policy of the world (the baselines carry the policy they were timed beside).
     pub policy: ChunkPolicy,
-    /// [`policy_label`] of `policy`.
+    /// [`policy_label`](crate::policy_label) of `policy`.
     pub config: String,
     /// The chunk size the mix's archetype got.
     pub chunk_size: usize,

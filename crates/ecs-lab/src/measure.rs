@@ -114,7 +114,8 @@ pub(crate) struct WorldBench<const L: usize> {
     world: World,
     query: QueryState<(RefRW<Hot<0, L>>, RefRO<Hot<1, L>>)>,
     policy: ChunkPolicy,
-    /// The move subset: `moves` entities spread evenly over the spawn order.
+    /// The move subset: `moves` (at most all) distinct entities spread evenly over the spawn
+    /// order.
     movers: Vec<Entity>,
     entities: usize,
     chunk_size: usize,
@@ -147,6 +148,8 @@ impl<const L: usize> WorldBench<L> {
             .find(|a| a.id == archetype)
             .expect("the mix's archetype holds the entities");
         let n = ids.len();
+        // Each mover once: `j * n / moves` is strictly increasing only while `moves <= n`.
+        let moves = moves.min(n);
         Self {
             query,
             policy,

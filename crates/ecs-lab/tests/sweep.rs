@@ -68,3 +68,15 @@ fn policies_reach_the_worlds_and_the_writers_take_the_records() {
     assert_eq!(svg.matches("class=\"bar\"").count(), 3 * 3 * 3);
     assert_eq!(svg.matches("class=\"vec\"").count(), 3 * 3 * 3);
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "times row moves")]
+fn a_hand_built_move_count_above_the_entities_moves_each_entity_once() {
+    // `parse` caps `--moves`; the fields are public, so the sweep caps again.
+    let mut args = tiny(&["--mix", "m=1:8", "--sizes", "4k", "--min-rows", ""]);
+    args.entities = 40;
+    args.moves = 1000;
+    let records = run_sweep(&args, |_| {}).unwrap();
+    assert_eq!(records.len(), Measure::ALL.len());
+    assert!(records.iter().all(|r| r.stats.median.is_finite()));
+}

@@ -191,6 +191,25 @@ fn by_align(specs: &[ColumnSpec], descending: bool) -> Vec<usize> {
     order
 }
 
+impl ColumnSpec {
+    /// The column of component `info`: its size and alignment. (Here rather than in
+    /// `chunk.rs`, which knows nothing of components.)
+    ///
+    /// ```
+    /// # use ecs_core::{ColumnSpec, Components};
+    /// let mut components = Components::new();
+    /// let id = components.register::<u64>();
+    /// let spec = ColumnSpec::of(components.info(id));
+    /// assert_eq!((spec.size, spec.align), (8, align_of::<u64>()));
+    /// ```
+    pub fn of(info: &ComponentInfo) -> Self {
+        Self {
+            size: info.size(),
+            align: info.align(),
+        }
+    }
+}
+
 /// A world's chunk size policy, per-component-set overrides and column order.
 ///
 /// # Invariants
@@ -222,13 +241,7 @@ impl ChunkSizing {
     /// # Errors
     /// If one row does not fit the chunk size chosen (for `MinRows`, the largest).
     pub(crate) fn layout(&self, infos: &[&ComponentInfo]) -> Result<ChunkLayout, RowTooLarge> {
-        let specs: Vec<ColumnSpec> = infos
-            .iter()
-            .map(|i| ColumnSpec {
-                size: i.size(),
-                align: i.align(),
-            })
-            .collect();
+        let specs: Vec<ColumnSpec> = infos.iter().map(|i| ColumnSpec::of(i)).collect();
         let ids: Vec<ComponentId> = infos.iter().map(|i| i.id()).collect();
         let signature: Signature = ids.iter().copied().collect();
         let too_large = |chunk_size| RowTooLarge {

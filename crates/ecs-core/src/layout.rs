@@ -179,14 +179,25 @@ impl WorldMemory {
     ///     + m.record_bytes + m.entity_table_bytes + m.graph_bytes);
     /// ```
     pub fn total(&self) -> usize {
-        self.chunk_bytes
-            + self.spare_chunk_bytes
-            + self.pool_free_bytes
-            + self.record_bytes
-            + self.entity_table_bytes
-            + self.graph_bytes
+        MEMORY_BYTES.iter().map(|(_, _, bytes)| bytes(self)).sum()
     }
 }
+
+/// One row of [`MEMORY_BYTES`].
+type MemoryField = (&'static str, &'static str, fn(&WorldMemory) -> usize);
+
+/// The byte fields of [`WorldMemory`]: JSON name, table label, value. [`WorldMemory::total`],
+/// the JSON and the table all walk this list, so a new kind of memory is added in one place.
+const MEMORY_BYTES: [MemoryField; 6] = [
+    ("chunk_bytes", "chunks", |m| m.chunk_bytes),
+    ("spare_chunk_bytes", "spare chunks", |m| m.spare_chunk_bytes),
+    ("pool_free_bytes", "free pool slots", |m| m.pool_free_bytes),
+    ("record_bytes", "chunk records", |m| m.record_bytes),
+    ("entity_table_bytes", "entity table", |m| {
+        m.entity_table_bytes
+    }),
+    ("graph_bytes", "graph", |m| m.graph_bytes),
+];
 
 /// Chunk usage of every archetype that holds entities, and the world's memory, from
 /// [`World::layout`](crate::World::layout).
@@ -247,13 +258,7 @@ impl ArchetypeLayout {
             .component_ids()
             .map(|id| world.components().info(id))
             .collect();
-        let specs: Vec<ColumnSpec> = infos
-            .iter()
-            .map(|i| ColumnSpec {
-                size: i.size(),
-                align: i.align(),
-            })
-            .collect();
+        let specs: Vec<ColumnSpec> = infos.iter().map(|i| ColumnSpec::of(i)).collect();
         // Rows per chunk, chunk by chunk: all full but the last.
         let chunk_rows: Vec<usize> = a.chunks().iter().map(|c| c.len()).collect();
         let pass_of = |offset: usize, size: usize| {
@@ -433,17 +438,16 @@ impl WorldLayout {
         let m = &self.memory;
         let _ = write!(
             out,
-            "{{\"chunk_size\":{},\"policy\":{},\"memory\":{{\"chunk_bytes\":{},\
-             \"spare_chunk_bytes\":{},\"pool_free_bytes\":{},\"record_bytes\":{},\"entity_table_bytes\":{},\
-             \"graph_bytes\":{},\"empty_archetypes\":{},\"total\":{}}},\"archetypes\":[",
+            "{{\"chunk_size\":{},\"policy\":{},\"memory\":{{",
             self.chunk_size,
             json_str(&format!("{:?}", self.policy)),
-            m.chunk_bytes,
-            m.spare_chunk_bytes,
-            m.pool_free_bytes,
-            m.record_bytes,
-            m.entity_table_bytes,
-            m.graph_bytes,
+        );
+        for (name, _, bytes) in MEMORY_BYTES {
+            let _ = write!(out, "\"{name}\":{},", bytes(m));
+        }
+        let _ = write!(
+            out,
+            "\"empty_archetypes\":{},\"total\":{}}},\"archetypes\":[",
             m.empty_archetypes,
             m.total()
         );
@@ -593,16 +597,13 @@ impl fmt::Display for WorldLayout {
             }
         }
         let m = &self.memory;
+        f.write_str("memory: ")?;
+        for (_, label, bytes) in MEMORY_BYTES {
+            write!(f, "{label} {} B, ", bytes(m))?;
+        }
         write!(
             f,
-            "memory: chunks {} B, spare chunks {} B, free pool slots {} B, chunk records {} B, \
-             entity table {} B, graph {} B, {} empty archetypes; total {} B",
-            m.chunk_bytes,
-            m.spare_chunk_bytes,
-            m.pool_free_bytes,
-            m.record_bytes,
-            m.entity_table_bytes,
-            m.graph_bytes,
+            "{} empty archetypes; total {} B",
             m.empty_archetypes,
             m.total()
         )?;
@@ -648,6 +649,26 @@ mod tests {
         let f = Footprint::of_range(60, 8);
         assert_eq!((f.bytes, f.cache_lines, f.pages), (8, 2, 1));
         assert_eq!(Footprint::of_range(0, 0), Footprint::default());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "string formatting only, no unsafe path")]
+    fn json_and_table_list_every_memory_field_once() {
+        let mut world = World::new();
+        world.spawn((1u32,));
+        let report = world.layout();
+        let (json, table) = (report.to_json(), report.to_string());
+        for (name, label, bytes) in MEMORY_BYTES {
+            let value = bytes(&report.memory);
+            assert_eq!(
+                json.matches(&format!("\"{name}\":{value},")).count(),
+                1,
+                "{name}"
+            );
+            assert!(table.contains(&format!(" {label} {value} B,")), "{label}");
+        }
+        assert!(json.contains(&format!("\"total\":{}}}", report.memory.total())));
+        assert!(table.contains(&format!("; total {} B", report.memory.total())));
     }
 
     #[test]

@@ -1,0 +1,54 @@
+//! The chunk-layout lab: measures how chunk sizes and sizing policies treat a component mix.
+//!
+//! A [`Mix`] describes the rows of one archetype: two hot `f32` columns that the measured query
+//! reads and writes (`a += b`), and cold bytes it never touches, built from a small set of
+//! predefined component types ([`Hot`], [`Pad`], [`Pad16`]). [`run_sweep`] builds one world per
+//! mix and chunk policy ([`ChunkPolicy::Fixed`] sizes or [`ChunkPolicy::MinRows`]), and on that
+//! one world measures, rep after rep:
+//!
+//! - `for_each` over the two hot columns,
+//! - the same loop over each chunk's column slices (`for_each_chunk`),
+//! - adding and removing a zero-sized tag on a spread-out subset of entities,
+//!
+//! each beside the same work on plain `Vec`s, taken in the same time window; and it records the
+//! layout report's memory total and the [`Footprint`] of one pass over the hot columns.
+//! [`to_csv`] and [`to_svg`] write the results; the `sweep` binary runs it from the command
+//! line ([`SweepArgs`] documents the flags):
+//!
+//! ```text
+//! cargo run --release -p ecs-lab --bin sweep -- --entities 1000000 --csv sweep.csv --svg sweep.svg
+//! ```
+//!
+//! Cost: the worlds of one mix (one per policy, `entities` rows each) are alive together and
+//! measured round-robin, plus the `Vec` baselines (about `entities × row` bytes); every
+//! measurement reuses those worlds.
+//!
+//! ```
+//! use ecs_lab::{run_sweep, to_csv, Measure, SweepArgs};
+//!
+//! let args = SweepArgs::parse(["--mix", "tiny=1:8", "--sizes", "4k", "--min-rows", "",
+//!     "--entities", "300", "--reps", "1"]).unwrap();
+//! let records = run_sweep(&args, |_| {}).unwrap();
+//! assert_eq!(records.len(), Measure::ALL.len());
+//! assert!(to_csv(&records).starts_with("mix,row_bytes,config,"));
+//! ```
+
+mod args;
+mod components;
+mod csv;
+mod error;
+mod measure;
+mod mix;
+mod stats;
+mod svg;
+mod sweep;
+
+pub use args::{policy_label, SweepArgs, USAGE};
+pub use components::{Block16, Cold, Hot, Pad, Pad16, Tag};
+pub use csv::to_csv;
+pub use ecs_core::{ChunkPolicy, Footprint};
+pub use error::LabError;
+pub use mix::{Mix, COLD_MENU, HOT_LANES};
+pub use stats::Stats;
+pub use svg::to_svg;
+pub use sweep::{populate, run_sweep, Measure, Record};

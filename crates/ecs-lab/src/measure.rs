@@ -1,0 +1,270 @@
+//! Timing one world and its `Vec` baseline: the work each measure does, and its samples.
+//!
+//! Per repetition a [`WorldBench`] times `for_each` over the hot columns, the chunk-slice loop
+//! and add + remove of [`Tag`] on its move subset; and the `Vec` loop and the `Vec` row moves,
+//! before the world's measures in odd repetitions and after them in even ones (whichever runs
+//! second finds the caches as the first left them; alternating cancels that). Repetition 0 is
+//! a warm-up and not recorded. Each sample is the fastest of `best_of` passes.
+//!
+//! # Invariants
+//! 1. The layout facts (memory, footprint, capacity) are read in [`WorldBench::new`], before
+//!    the first add/remove, so the tag archetype and the spare chunk it keeps are not in them.
+//! 2. After each add/remove pass every entity is back in the mix's archetype: the next
+//!    `for_each` walks the same rows (in a different order).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ecs_core::{ChunkPolicy, Entity, Footprint, World};
+use ecs_query::{QueryState, RefRO, RefRW};
+
+use crate::args::policy_label;
+use crate::components::{Hot, Tag};
+use crate::mix::Mix;
+use crate::stats::Stats;
+use crate::sweep::{Measure, Record};
+
+/// Plain `Vec`s of the same data: the two hot columns, and every row as bytes.
+pub(crate) struct Baseline<const L: usize> {
+    hot0: Vec<Hot<0, L>>,
+    hot1: Vec<Hot<1, L>>,
+    /// `len / row` rows of `row` bytes.
+    table: Vec<u8>,
+    /// Rows moved out of `table`.
+    tagged: Vec<u8>,
+    row: usize,
+}
+
+impl<const L: usize> Baseline<L> {
+    pub(crate) fn new(n: usize, row: usize) -> Self {
+        Self {
+            hot0: (0..n).map(|i| Hot([i as f32; L])).collect(),
+            hot1: vec![Hot([1.0; L]); n],
+            table: (0..n * row).map(|b| b as u8).collect(),
+            tagged: Vec::with_capacity(n * row),
+            row,
+        }
+    }
+
+    fn run_loop(&mut self) {
+        add_slices(black_box(&mut self.hot0), &self.hot1);
+    }
+
+    /// Moves `k` rows spread over the table out, then back (swap-removing each time).
+    fn run_moves(&mut self, k: usize) {
+        let rows = self.table.len() / self.row;
+        for j in 0..k {
+            let idx = (j * rows / k).min(self.table.len() / self.row - 1);
+            move_row(&mut self.table, idx, &mut self.tagged, self.row);
+        }
+        for _ in 0..k {
+            move_row(&mut self.tagged, 0, &mut self.table, self.row);
+        }
+        black_box(&mut self.table);
+    }
+
+    fn pass(&self) -> Footprint {
+        let column = self.hot0.len() * size_of::<Hot<0, L>>();
+        Footprint {
+            bytes: 2 * column,
+            cache_lines: 2 * column.div_ceil(64),
+            pages: 2 * column.div_ceil(4096),
+        }
+    }
+}
+
+/// Appends row `idx` of `src` to `dst` and fills its place with `src`'s last row.
+fn move_row(src: &mut Vec<u8>, idx: usize, dst: &mut Vec<u8>, row: usize) {
+    let start = idx * row;
+    dst.extend_from_slice(&src[start..start + row]);
+    let last = src.len() - row;
+    src.copy_within(last.., start);
+    src.truncate(last);
+}
+
+#[inline(always)]
+fn add<const L: usize>(a: &mut Hot<0, L>, b: &Hot<1, L>) {
+    for (x, y) in a.0.iter_mut().zip(&b.0) {
+        *x += *y;
+    }
+}
+
+/// `a[i] += b[i]` over two slices: the chunk-slice loop and the `Vec` loop share it, out of
+/// line, so both compile to one vector loop whose arguments are known not to alias.
+#[inline(never)]
+fn add_slices<const L: usize>(a: &mut [Hot<0, L>], b: &[Hot<1, L>]) {
+    for (a, b) in a.iter_mut().zip(b) {
+        add(a, b);
+    }
+}
+
+/// Nanoseconds per item of the fastest of `passes` runs of `f` over `items` items.
+fn time(passes: usize, items: usize, mut f: impl FnMut()) -> f64 {
+    (0..passes.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_nanos() as f64 / items.max(1) as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// One world of a sweep, its query and its samples so far.
+pub(crate) struct WorldBench<const L: usize> {
+    world: World,
+    query: QueryState<(RefRW<Hot<0, L>>, RefRO<Hot<1, L>>)>,
+    policy: ChunkPolicy,
+    /// The move subset: `moves` (at most all) distinct entities spread evenly over the spawn
+    /// order.
+    movers: Vec<Entity>,
+    entities: usize,
+    chunk_size: usize,
+    capacity: usize,
+    memory_bytes: usize,
+    pass: Footprint,
+    /// Per [`Measure::ALL`] entry, ns per item of each recorded repetition.
+    samples: [Vec<f64>; 5],
+}
+
+impl<const L: usize> WorldBench<L> {
+    /// Takes `world` (whose entities `ids` all have the mix's components) and reads its layout
+    /// facts (invariant 1).
+    ///
+    /// # Panics
+    /// If `ids` is empty or its entities lack the hot columns.
+    pub(crate) fn new(mut world: World, ids: &[Entity], policy: ChunkPolicy, moves: usize) -> Self {
+        let query = QueryState::new(&mut world);
+        let report = world.layout();
+        let archetype = world.location(ids[0]).expect("just spawned").archetype;
+        let arch = &world.archetypes()[archetype.index()];
+        let column = |id| arch.column(id).expect("a hot column of the mix");
+        let hot = [
+            column(world.component_id::<Hot<0, L>>().expect("registered")),
+            column(world.component_id::<Hot<1, L>>().expect("registered")),
+        ];
+        let facts = report
+            .archetypes
+            .iter()
+            .find(|a| a.id == archetype)
+            .expect("the mix's archetype holds the entities");
+        let n = ids.len();
+        // Each mover once: `j * n / moves` is strictly increasing only while `moves <= n`.
+        let moves = moves.min(n);
+        Self {
+            query,
+            policy,
+            movers: (0..moves).map(|j| ids[j * n / moves]).collect(),
+            entities: n,
+            chunk_size: facts.chunk_size,
+            capacity: facts.capacity,
+            memory_bytes: report.memory.total(),
+            pass: facts.footprint(&hot, false),
+            samples: Default::default(),
+            world,
+        }
+    }
+
+    /// Repetition `rep` of every measure (see the module docs); `base` is timed beside.
+    pub(crate) fn rep(&mut self, rep: usize, base: &mut Baseline<L>, best_of: usize) {
+        let (n, k, p) = (self.entities, self.movers.len(), best_of);
+        let (world, query, movers) = (&mut self.world, &mut self.query, &self.movers);
+        let mut timed = [0.0; 5];
+        for half in [rep % 2, 1 - rep % 2] {
+            if half == 0 {
+                timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
+                timed[1] = time(p, n, || {
+                    query.for_each_chunk(world, |mut view| {
+                        let (a, b) = view.columns();
+                        add_slices(a, b);
+                    });
+                });
+                timed[2] = time(p, k, || {
+                    for &e in movers {
+                        world.insert_one(e, Tag).expect("alive");
+                    }
+                    for &e in movers {
+                        world.remove::<(Tag,)>(e).expect("tagged above");
+                    }
+                });
+            } else {
+                timed[3] = time(p, n, || base.run_loop());
+                timed[4] = time(p, k, || base.run_moves(k));
+            }
+        }
+        if rep > 0 {
+            for (s, t) in self.samples.iter_mut().zip(timed) {
+                s.push(t);
+            }
+        }
+    }
+
+    /// One record per [`Measure::ALL`] entry.
+    ///
+    /// # Panics
+    /// If no repetition was recorded.
+    pub(crate) fn records(self, mix: &Mix, base: &Baseline<L>, best_of: usize) -> Vec<Record> {
+        Measure::ALL
+            .into_iter()
+            .zip(self.samples)
+            .map(|(measure, samples)| {
+                let world_side = measure.baseline().is_some();
+                Record {
+                    mix: mix.name.clone(),
+                    row_bytes: mix.row_bytes(),
+                    policy: self.policy,
+                    config: policy_label(self.policy),
+                    chunk_size: if world_side { self.chunk_size } else { 0 },
+                    capacity: if world_side { self.capacity } else { 0 },
+                    entities: self.entities,
+                    measure,
+                    stats: Stats::of(samples),
+                    best_of,
+                    memory_bytes: if world_side {
+                        self.memory_bytes
+                    } else {
+                        self.entities * mix.row_bytes()
+                    },
+                    pass: if world_side { self.pass } else { base.pass() },
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_row_swap_removes() {
+        let mut src: Vec<u8> = (0..8).collect();
+        let mut dst = Vec::new();
+        move_row(&mut src, 1, &mut dst, 2);
+        assert_eq!(
+            (src.as_slice(), dst.as_slice()),
+            (&[0, 1, 6, 7, 4, 5][..], &[2, 3][..])
+        );
+        move_row(&mut src, 2, &mut dst, 2);
+        assert_eq!(
+            (src.as_slice(), dst.as_slice()),
+            (&[0, 1, 6, 7][..], &[2, 3, 4, 5][..])
+        );
+    }
+
+    #[test]
+    fn baseline_moves_come_back() {
+        let mut base = Baseline::<1>::new(10, 12);
+        let before = base.table.clone();
+        base.run_moves(4);
+        assert!(base.tagged.is_empty());
+        let mut after = base
+            .table
+            .chunks(12)
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>();
+        let mut want = before.chunks(12).map(<[u8]>::to_vec).collect::<Vec<_>>();
+        after.sort();
+        want.sort();
+        assert_eq!(after, want);
+    }
+}

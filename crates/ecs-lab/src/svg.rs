@@ -1,0 +1,275 @@
+//! Sweep records as an SVG chart, written by hand (no dependency).
+//!
+//! One panel per world measure present (`for_each`, `chunk_slice`, `add_remove`); in each, one
+//! group of bars per policy, one bar per mix: the median in ns/entity, a whisker from the
+//! first to the third quartile, and a black tick at the median of the `Vec` baseline timed
+//! beside it. Colours are spaced by the golden angle, so any number of mixes stay distinct;
+//! every free-text label is XML-escaped.
+
+use std::fmt::Write as _;
+
+use crate::csv::baseline_of;
+use crate::sweep::{Measure, Record};
+
+const PANEL_H: f64 = 230.0;
+const LEFT: f64 = 70.0;
+const TOP: f64 = 50.0;
+const BAR_W: f64 = 16.0;
+
+/// The chart of `records` as an SVG document.
+///
+/// ```
+/// # use ecs_lab::{run_sweep, to_svg, SweepArgs};
+/// let args = SweepArgs::parse(["--mix", "m=1:8", "--sizes", "4k,8k", "--min-rows", "",
+///     "--entities", "100", "--reps", "1"]).unwrap();
+/// let svg = to_svg(&run_sweep(&args, |_| {}).unwrap());
+/// assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+/// assert_eq!(svg.matches("class=\"bar\"").count(), 3 * 2); // 3 measures × 2 sizes
+/// ```
+pub fn to_svg(records: &[Record]) -> String {
+    let measures: Vec<Measure> = [Measure::ForEach, Measure::ChunkSlice, Measure::AddRemove]
+        .into_iter()
+        .filter(|m| records.iter().any(|r| r.measure == *m))
+        .collect();
+    let mixes = distinct(records.iter().map(|r| (r.mix.as_str(), r.row_bytes)));
+    let configs = distinct(records.iter().map(|r| (r.config.as_str(), 0)));
+    let group_w = (mixes.len() as f64 * BAR_W + 24.0).max(90.0);
+    let labels: Vec<String> = mixes
+        .iter()
+        .map(|(name, row)| format!("{} ({row} B rows)", escape(name)))
+        .collect();
+    // Legend entries are about 6.5 px per character at 11 px.
+    let legend_w: f64 = labels.iter().map(|l| 24.0 + 6.5 * l.len() as f64).sum();
+    let width = (LEFT + configs.len() as f64 * group_w + 20.0)
+        .max(LEFT + legend_w + 20.0)
+        .max(640.0);
+    let height = TOP + measures.len() as f64 * (PANEL_H + 40.0) + 10.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
+         font-family=\"sans-serif\" font-size=\"11\">"
+    );
+    let _ = writeln!(
+        out,
+        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{LEFT}\" y=\"16\" \
+         font-size=\"13\">ns per entity by chunk policy and mix: median, IQR whisker, \
+         black tick = plain Vec</text>"
+    );
+    // Legend.
+    let mut x = LEFT;
+    for (i, label) in labels.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"26\" width=\"10\" height=\"10\" fill=\"{}\"/><text \
+             x=\"{:.1}\" y=\"35\">{label}</text>",
+            colour(i),
+            x + 14.0
+        );
+        x += 24.0 + 6.5 * label.len() as f64;
+    }
+    for (p, &measure) in measures.iter().enumerate() {
+        let top = TOP + p as f64 * (PANEL_H + 40.0) + 14.0;
+        let bottom = top + PANEL_H - 20.0;
+        let of_measure: Vec<&Record> = records.iter().filter(|r| r.measure == measure).collect();
+        let base = |r: &Record| baseline_of(records, r).map(|b| b.stats.median);
+        let peak = of_measure
+            .iter()
+            .map(|r| r.stats.q3.max(base(r).unwrap_or(0.0)))
+            .fold(0.0, f64::max);
+        let (step, ticks) = axis(peak);
+        let scale = (bottom - top) / (step * ticks as f64);
+        let y = |v: f64| bottom - v * scale;
+        let _ = writeln!(
+            out,
+            "<g class=\"panel\">\n<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"12\" \
+             font-weight=\"bold\">{}</text>",
+            top - 4.0,
+            measure.name()
+        );
+        for t in 0..=ticks {
+            let v = step * t as f64;
+            let _ = writeln!(
+                out,
+                "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{yv:.1}\" y2=\"{yv:.1}\" stroke=\"#ddd\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                width - 20.0,
+                LEFT - 4.0,
+                y(v) + 4.0,
+                tick_label(v),
+                yv = y(v),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">ns / \
+             entity</text>",
+            (top + bottom) / 2.0
+        );
+        for (g, (config, _)) in configs.iter().enumerate() {
+            let gx = LEFT + g as f64 * group_w + (group_w - mixes.len() as f64 * BAR_W) / 2.0;
+            for (m, (mix, _)) in mixes.iter().enumerate() {
+                let Some(r) = of_measure
+                    .iter()
+                    .find(|r| r.config == *config && r.mix == *mix)
+                else {
+                    continue;
+                };
+                let bx = gx + m as f64 * BAR_W;
+                let s = &r.stats;
+                let _ = writeln!(
+                    out,
+                    "<rect class=\"bar\" x=\"{bx:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
+                     height=\"{:.1}\" fill=\"{}\"><title>{} {}: {:.3} ns (IQR {:.3}–{:.3})\
+                     </title></rect>",
+                    y(s.median),
+                    BAR_W - 2.0,
+                    (s.median * scale).max(0.0),
+                    colour(m),
+                    escape(mix),
+                    escape(config),
+                    s.median,
+                    s.q1,
+                    s.q3
+                );
+                let cx = bx + (BAR_W - 2.0) / 2.0;
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" \
+                     stroke=\"#333\"/>",
+                    y(s.q1),
+                    y(s.q3)
+                );
+                if let Some(b) = base(r) {
+                    let _ = writeln!(
+                        out,
+                        "<line class=\"vec\" x1=\"{bx:.1}\" x2=\"{:.1}\" y1=\"{yb:.1}\" \
+                         y2=\"{yb:.1}\" stroke=\"black\" stroke-width=\"2\"/>",
+                        bx + BAR_W - 2.0,
+                        yb = y(b)
+                    );
+                }
+            }
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                LEFT + (g as f64 + 0.5) * group_w,
+                bottom + 14.0,
+                escape(config)
+            );
+        }
+        out.push_str("</g>\n");
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The distinct values of `items`, in first-seen order.
+fn distinct<'a>(items: impl Iterator<Item = (&'a str, usize)>) -> Vec<(&'a str, usize)> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for item in items {
+        if !seen.iter().any(|s| s.0 == item.0) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+/// A step of 1, 2 or 5 × 10ᵏ and a tick count (at most 5) whose top reaches `peak`.
+fn axis(peak: f64) -> (f64, usize) {
+    if peak <= 0.0 || !peak.is_finite() {
+        return (1.0, 1);
+    }
+    let raw = peak / 5.0;
+    let pow = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * pow)
+        .find(|s| s * 5.0 >= peak)
+        .unwrap_or(10.0 * pow);
+    (step, ((peak / step).ceil() as usize).max(1))
+}
+
+fn tick_label(v: f64) -> String {
+    if v == v.trunc() {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').to_owned()
+    }
+}
+
+/// Colour `i` of any number: hues spaced by the golden angle.
+fn colour(i: usize) -> String {
+    format!("hsl({:.0},60%,50%)", (i as f64 * 137.508) % 360.0)
+}
+
+/// `s` with XML's special characters escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csv::tests::record;
+
+    #[test]
+    fn axis_reaches_the_peak_in_few_round_ticks() {
+        for peak in [0.07, 0.9, 1.0, 3.3, 17.0, 250.0, 999.0] {
+            let (step, ticks) = axis(peak);
+            assert!(step * ticks as f64 >= peak, "{peak}");
+            assert!(ticks <= 5, "{peak}: {ticks}");
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!(
+                [1.0, 2.0, 5.0].iter().any(|m| (m - mantissa).abs() < 1e-9),
+                "{step}"
+            );
+        }
+        assert_eq!(axis(0.0), (1.0, 1));
+    }
+
+    #[test]
+    fn colours_differ_for_many_mixes() {
+        let colours: Vec<String> = (0..20).map(colour).collect();
+        for (i, c) in colours.iter().enumerate() {
+            assert!(!colours[..i].contains(c), "{c} repeats");
+        }
+    }
+
+    #[test]
+    fn bars_whiskers_baselines_and_escaped_names() {
+        let records = [
+            record("<a&b>", 4, Measure::ForEach, 3.0),
+            record("<a&b>", 4, Measure::VecLoop, 1.5),
+            record("<a&b>", 16, Measure::ForEach, 2.0),
+            record("c", 16, Measure::ForEach, 2.5),
+            record("c", 16, Measure::AddRemove, 9.0),
+        ];
+        let svg = to_svg(&records);
+        assert_eq!(svg.matches("class=\"bar\"").count(), 4);
+        assert_eq!(svg.matches("class=\"vec\"").count(), 1);
+        assert_eq!(svg.matches("class=\"panel\"").count(), 2);
+        assert!(svg.contains("&lt;a&amp;b&gt; (32 B rows)"));
+        assert!(!svg.contains("<a&b>"));
+        assert_eq!(svg.matches("<g").count(), svg.matches("</g>").count());
+        assert_eq!(
+            svg.matches("<rect").count(),
+            svg.matches("</rect>").count() + 1 + 2
+        );
+        // Medians (upper of two samples) are 6 and 5 in the for_each panel: the axis tops
+        // at or above the 4-KiB whisker end (q3 = 6).
+        assert!(svg.contains(">6</text>") || svg.contains(">8</text>"));
+    }
+}

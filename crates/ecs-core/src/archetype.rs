@@ -321,6 +321,24 @@ impl Archetype {
         usize::from(self.spare.is_some())
     }
 
+    /// Frees the spare chunk (compaction); returns whether there was one.
+    pub(crate) fn release_spare(&mut self) -> bool {
+        self.spare.take().is_some()
+    }
+
+    /// Moves every chunk whose block the pool is emptying to a kept block (compaction, see
+    /// `Chunk::relocate`) and trims the chunk list to its length; returns the chunks moved.
+    /// Only block addresses change: rows, masks and ticks stay, and invariants 1–7 with them.
+    pub(crate) fn relocate_chunks(&mut self) -> usize {
+        let moved = self
+            .chunks
+            .iter_mut()
+            .map(|c| usize::from(c.relocate()))
+            .sum();
+        self.chunks.shrink_to_fit();
+        moved
+    }
+
     /// Heap bytes of the archetype's bookkeeping besides its chunk blocks: the chunk records
     /// (the `Vec<Chunk>` and any spilled per-chunk tick lists) and the column tables. For the
     /// layout report; the signature and graph edges are counted there.

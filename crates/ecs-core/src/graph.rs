@@ -201,6 +201,14 @@ impl Archetypes {
             + edges
     }
 
+    /// Drops the cached edges out of archetype `id` (compaction of an empty archetype);
+    /// returns whether it had any. Edges are a cache: the next `insert` / `remove` from `id`
+    /// builds them again, to the same targets (invariant 3 holds with fewer entries).
+    pub(crate) fn forget_edges(&mut self, id: ArchetypeId) -> bool {
+        let edges = std::mem::take(&mut self.edges[id.index()]);
+        !(edges.insert.list.is_empty() && edges.remove.list.is_empty())
+    }
+
     /// The archetype with exactly `signature`, if it exists.
     pub fn find(&self, signature: &Signature) -> Option<ArchetypeId> {
         self.by_signature.get(signature).copied()

@@ -42,6 +42,7 @@ mod chunk_policy;
 mod chunk_pool;
 #[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
 mod column;
+mod compact;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 #[expect(
@@ -84,6 +85,7 @@ pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
+pub use compact::CompactReport;
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };

@@ -65,6 +65,8 @@ enum Op {
         m: u32,
         on_all: Option<bool>,
     },
+    /// `World::compact`: moves chunk blocks, keeps every row, bit and value.
+    Compact,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -81,6 +83,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::RemoveA),
         1 => (1..5u32, prop_oneof![Just(None), any::<bool>().prop_map(Some)])
             .prop_map(|(m, on_all)| Op::ToggleLoop { m, on_all }),
+        1 => Just(Op::Compact),
     ]
 }
 
@@ -210,6 +213,13 @@ fn apply(world: &mut World, model: &mut Model, op: &Op) {
             for e in toggles {
                 let a = model.rows.get_mut(&e).unwrap().a.as_mut().unwrap();
                 a.1 = want(a.0);
+            }
+        }
+        Op::Compact => {
+            let report = world.compact();
+            assert!(report.chunks_after <= report.chunks_before, "{report:?}");
+            for arch in world.archetypes() {
+                assert_eq!(arch.spare_chunks(), 0);
             }
         }
     }

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::chunk_component::ChunkValues;
 use crate::chunk_pool::ChunkPool;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
@@ -438,6 +439,8 @@ pub struct Chunk {
     /// One enable bitset per enableable column of the archetype (empty, and unallocated, when
     /// it has none); see the `enable` module.
     masks: ChunkMasks,
+    /// One value per chunk component type; see the `chunk_component` module.
+    values: ChunkValues,
 }
 
 // SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
@@ -471,7 +474,26 @@ impl Chunk {
                 .collect(),
             structural: tick,
             masks: ChunkMasks::default(),
+            values: ChunkValues::default(),
         }
+    }
+
+    /// The chunk component values of this chunk (see
+    /// [`World::register_chunk_component`](crate::World::register_chunk_component)).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// assert!(world.archetypes()[0].chunks().iter().all(|c| c.chunk_values().is_empty()));
+    /// ```
+    #[inline]
+    pub fn chunk_values(&self) -> &ChunkValues {
+        &self.values
+    }
+
+    #[inline]
+    pub(crate) fn chunk_values_mut(&mut self) -> &mut ChunkValues {
+        &mut self.values
     }
 
     /// Moves the chunk's bytes to another slot of its pool if the pool is emptying the block

@@ -7,8 +7,9 @@ struct Name(String);
 #[derive(Debug, PartialEq, Clone, Copy)]
 struct Hidden(u64);
 
-/// Entities per archetype: small under Miri, enough to span several small blocks natively.
-const N: usize = if cfg!(miri) { 40 } else { 3000 };
+/// Entities per archetype: enough that the survivors span more than one 64-slot block (so
+/// chunks must move), and no more under Miri.
+const N: usize = if cfg!(miri) { 420 } else { 3000 };
 
 /// Two archetypes (`(u32, Name)` and `(u32, Name, Hidden)`) spawned in turns, so their
 /// chunks interleave in every block; then every second entity of the first and all but a

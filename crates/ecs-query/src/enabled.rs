@@ -254,7 +254,8 @@ impl EnabledMut<'_> {
         };
         // SAFETY: `row` is below the chunk's length (the fetch contract); the query holds the
         // write of the column's component, so nothing else reads or writes the bit meanwhile
-        // except tasks of this query on other rows, which the atomic word update tolerates.
+        // except tasks of this query on other rows, and those never share this row's 64-row
+        // word (parallel runs split chunks on word boundaries: `EnableMask` invariant 3).
         unsafe { mask.set_unchecked(self.row, on) }
     }
 }

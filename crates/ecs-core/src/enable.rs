@@ -313,11 +313,12 @@ impl World {
         let (loc, col, slot) = self.enable_slot_of::<T>(entity)?;
         let (_, _, archetypes) = self.parts_mut();
         let arch = &mut archetypes.as_mut_slice()[loc.archetype.index()];
-        let (_, r) = arch.split_row(loc.row as usize);
-        let chunk = arch.chunk_of_row(loc.row as usize);
-        let was = chunk.enable_masks().get(slot).get(r);
+        let (c, r) = arch.split_row(loc.row as usize);
+        let chunk = arch.chunk_mut(c);
+        let mask = &mut chunk.enable_masks_mut().0[slot];
+        let was = mask.get(r);
         if was != enabled {
-            chunk.enable_masks_mut().0[slot].set(r, enabled);
+            mask.set(r, enabled);
             chunk.mark_changed(col, tick);
         }
         Ok(was)
@@ -346,6 +347,7 @@ impl World {
     }
 
     /// The entity's location, `T`'s column in its archetype and `T`'s enable slot there.
+    #[inline]
     fn enable_slot_of<T: Component>(
         &self,
         entity: Entity,
@@ -358,12 +360,10 @@ impl World {
         let id = self.component_id::<T>().ok_or(missing)?;
         let arch = &self.archetypes()[loc.archetype.index()];
         let col = arch.column(id).ok_or(missing)?;
-        if !self.components().info(id).is_enableable() {
-            return Err(ComponentError::NotEnableable { component });
-        }
+        // Only enableable columns have a slot (Archetype invariant 7).
         let slot = arch
             .enable_slot(col)
-            .expect("an enableable column has a slot (Archetype invariant 7)");
+            .ok_or(ComponentError::NotEnableable { component })?;
         Ok((loc, col, slot))
     }
 }

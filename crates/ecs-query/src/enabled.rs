@@ -6,7 +6,7 @@
 //! tuple of them) see every row whatever its enable bits. [`EnabledRW<T>`] yields a handle per
 //! row (enabled or not) to read or flip `T`'s bit in a loop; [`EnabledRO<T>`] reads it.
 //!
-//! Cost: each element reports per chunk, from the chunk's kept counts, whether all, none or
+//! Cost: each element reports per chunk, from a popcount of the chunk's mask words, whether all, none or
 //! some of its rows pass ([`Rows`]). All: the chunk runs as plain slices. None: skipped in
 //! O(1). Some: the elements' bit words are ANDed into a row mask and the enabled runs are
 //! walked. Elements over types never registered enableable always answer `All`, which the

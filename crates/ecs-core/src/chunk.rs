@@ -362,7 +362,7 @@ impl ChunkLayout {
         self.chunk_size - used
     }
 
-    fn alloc_layout(&self) -> Layout {
+    pub(crate) fn alloc_layout(&self) -> Layout {
         Layout::from_size_align(self.chunk_size, self.align).expect("chunk layout is valid")
     }
 }

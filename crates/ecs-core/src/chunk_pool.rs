@@ -175,6 +175,21 @@ impl ChunkPool {
         own + BlockCache::clear()
     }
 
+    /// Bytes of blocks a compaction would give back if `spare(chunk layout)` chunks of each
+    /// class were freed first: per class, every block beyond `ceil(used / slots)`.
+    pub(crate) fn compactable_bytes(&self, spare: impl Fn(Layout) -> usize) -> usize {
+        self.lock()
+            .iter()
+            .map(|class| {
+                let used: usize = class.blocks.values().map(|b| b.used).sum();
+                let keep = used
+                    .saturating_sub(spare(class.chunk))
+                    .div_ceil(class.slots);
+                class.blocks.len().saturating_sub(keep) * class.block.size()
+            })
+            .sum()
+    }
+
     /// Starts a compaction: marks, per class, the blocks to empty (see the module docs), so
     /// that no new chunk is carved from them. Returns how many chunks sit in them, which
     /// [`ChunkPool::relocation_target`] will move out.

@@ -137,6 +137,9 @@ pub struct ArchetypeLayout {
     pub pass: Footprint,
     /// What one full pass over the entity ids touches.
     pub entity_pass: Footprint,
+    /// Rows whose enableable components are switched off, summed over those components (a
+    /// row with two disabled components counts twice).
+    pub disabled_rows: usize,
 }
 
 /// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
@@ -167,6 +170,9 @@ pub struct WorldMemory {
     pub graph_bytes: usize,
     /// Archetypes without entities (their bytes are in the fields above).
     pub empty_archetypes: usize,
+    /// Bytes `World::compact` would give back to the system now: spare chunks freed and
+    /// chunks packed into the fewest pool blocks (part of the fields above).
+    pub compaction_frees_bytes: usize,
 }
 
 impl WorldMemory {
@@ -301,7 +307,18 @@ impl ArchetypeLayout {
         }
         let chunks = a.chunks().len();
         let slots = chunks * cap;
+        let disabled_rows = a
+            .chunks()
+            .iter()
+            .map(|c| {
+                let masks = c.enable_masks();
+                (0..masks.len())
+                    .map(|s| c.len() - masks.get(s).count())
+                    .sum::<usize>()
+            })
+            .sum();
         Self {
+            disabled_rows,
             id: a.id(),
             components: a.component_names().collect(),
             chunk_size,
@@ -341,6 +358,14 @@ impl WorldLayout {
             memory.empty_archetypes += usize::from(a.is_empty());
         }
         let pool = world.chunk_pool();
+        memory.compaction_frees_bytes = pool.compactable_bytes(|class| {
+            world
+                .archetypes()
+                .iter()
+                .filter(|a| a.layout().alloc_layout() == class)
+                .map(|a| a.spare_chunks())
+                .sum()
+        });
         memory.pool_free_bytes = (pool.stats().block_bytes + pool.bookkeeping_bytes())
             .saturating_sub(memory.chunk_bytes + memory.spare_chunk_bytes);
         Self {
@@ -435,7 +460,7 @@ impl WorldLayout {
             out,
             "{{\"chunk_size\":{},\"policy\":{},\"memory\":{{\"chunk_bytes\":{},\
              \"spare_chunk_bytes\":{},\"pool_free_bytes\":{},\"record_bytes\":{},\"entity_table_bytes\":{},\
-             \"graph_bytes\":{},\"empty_archetypes\":{},\"total\":{}}},\"archetypes\":[",
+             \"graph_bytes\":{},\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"total\":{}}},\"archetypes\":[",
             self.chunk_size,
             json_str(&format!("{:?}", self.policy)),
             m.chunk_bytes,
@@ -445,6 +470,7 @@ impl WorldLayout {
             m.entity_table_bytes,
             m.graph_bytes,
             m.empty_archetypes,
+            m.compaction_frees_bytes,
             m.total()
         );
         for (i, a) in self.archetypes.iter().enumerate() {
@@ -453,7 +479,7 @@ impl WorldLayout {
                 "{}{{\"id\":{},\"chunk_size\":{},\"column_order\":{},\"capacity\":{},\
                  \"chunks\":{},\"spare_chunks\":{},\"entities\":{},\"fill_percent\":{:.3},\
                  \"bytes_unused\":{},\"padding_bytes\":{},\"tail_bytes\":{},\
-                 \"rows_lost_to_padding\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
+                 \"rows_lost_to_padding\":{},\"disabled_rows\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
                 if i == 0 { "" } else { "," },
                 a.id.index(),
                 a.chunk_size,
@@ -467,6 +493,7 @@ impl WorldLayout {
                 a.padding_bytes,
                 a.tail_bytes,
                 a.rows_lost_to_padding,
+                a.disabled_rows,
                 json_footprint(a.pass),
                 json_footprint(a.entity_pass),
             );
@@ -569,13 +596,18 @@ impl fmt::Display for WorldLayout {
         for a in &self.archetypes {
             writeln!(
                 f,
-                "  arch {}: padding {} B, tail {} B per chunk; pass {} B, {} lines, {} pages",
+                "  arch {}: padding {} B, tail {} B per chunk; pass {} B, {} lines, {} pages{}",
                 a.id.index(),
                 a.padding_bytes,
                 a.tail_bytes,
                 a.pass.bytes,
                 a.pass.cache_lines,
-                a.pass.pages
+                a.pass.pages,
+                if a.disabled_rows == 0 {
+                    String::new()
+                } else {
+                    format!("; {} disabled rows", a.disabled_rows)
+                }
             )?;
             for col in &a.columns {
                 writeln!(
@@ -596,7 +628,8 @@ impl fmt::Display for WorldLayout {
         write!(
             f,
             "memory: chunks {} B, spare chunks {} B, free pool slots {} B, chunk records {} B, \
-             entity table {} B, graph {} B, {} empty archetypes; total {} B",
+             entity table {} B, graph {} B, {} empty archetypes; total {} B; \
+             compaction would free {} B",
             m.chunk_bytes,
             m.spare_chunk_bytes,
             m.pool_free_bytes,
@@ -604,7 +637,8 @@ impl fmt::Display for WorldLayout {
             m.entity_table_bytes,
             m.graph_bytes,
             m.empty_archetypes,
-            m.total()
+            m.total(),
+            m.compaction_frees_bytes
         )?;
         writeln!(f)
     }

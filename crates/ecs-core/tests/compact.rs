@@ -76,8 +76,21 @@ fn compaction_keeps_everything_and_frees_blocks() {
             })
         })
         .collect();
+    let layout = world.layout();
+    let disabled: usize = layout.archetypes.iter().map(|a| a.disabled_rows).sum();
+    assert_eq!(
+        disabled,
+        (0..N).filter(|i| i % 7 == 3 && i % 2 == 1).count()
+    );
+    let predicted = layout.memory.compaction_frees_bytes;
+    assert!(layout.to_string().contains("disabled rows"));
     let report = world.compact();
     world.check_invariants();
+    assert_eq!(
+        report.bytes_freed, predicted,
+        "the layout report's prediction"
+    );
+    assert_eq!(world.layout().memory.compaction_frees_bytes, 0);
     assert_survivors(&world, &survivors);
     let after: Vec<_> = survivors
         .iter()

@@ -1,6 +1,6 @@
 //! Chunk components through queries: per-chunk writes, per-row reads, values that stay with
 //! their chunk as rows move, and parallel runs that agree with sequential ones on any thread
-//! count.
+//! count. (`par_` tests run under Tree Borrows in Miri: see `.ci/run`.)
 
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ fn bounds(world: &mut World, pool: Option<Arc<rayon::ThreadPool>>) -> Vec<(Entit
 }
 
 #[test]
-fn bounds_agree_on_every_thread_count() {
+fn par_bounds_agree_on_every_thread_count() {
     let mut world = build();
     let sequential = bounds(&mut world, None);
     assert_eq!(sequential.len() as i64, N + N / 3);

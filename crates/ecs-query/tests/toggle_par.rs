@@ -53,7 +53,7 @@ fn run(pool: Option<Arc<rayon::ThreadPool>>) -> Vec<bool> {
 }
 
 #[test]
-fn parallel_toggles_match_sequential_on_any_thread_count() {
+fn par_toggles_match_sequential_on_any_thread_count() {
     let want = run(None);
     // The expected bits, from the rules themselves.
     let (world, ids) = build();

@@ -15,6 +15,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk_component::{self, ChunkKinds};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
@@ -100,6 +101,8 @@ const ABSENT: u16 = u16::MAX;
 ///    ([`ComponentInfo::is_enableable`]), and `enable_ids` their ids; when it is non-empty,
 ///    every chunk in `chunks` (and the spare) has one enable mask per entry
 ///    (`ChunkMasks` invariant 1), with the bits of rows `0..len` only.
+/// 8. Every chunk in `chunks` (and the spare) carries one value per entry of `chunk_kinds`
+///    (`ChunkValues` invariant 1); a chunk entering `chunks` has them reset to default.
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
 /// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
@@ -127,6 +130,8 @@ pub struct Archetype {
     pool: Arc<ChunkPool>,
     enable_cols: Box<[usize]>,
     enable_ids: Box<[ComponentId]>,
+    /// The world's chunk component types (invariant 8).
+    chunk_kinds: ChunkKinds,
 }
 
 /// An archetype whose single row does not fit in one chunk.
@@ -217,6 +222,7 @@ impl Archetype {
                 .filter(|i| i.is_enableable())
                 .map(|i| i.id())
                 .collect(),
+            chunk_kinds: ChunkKinds::from([]),
         })
     }
 
@@ -319,6 +325,51 @@ impl Archetype {
     /// ```
     pub fn spare_chunks(&self) -> usize {
         usize::from(self.spare.is_some())
+    }
+
+    /// Takes on the world's chunk component types: every chunk (and the spare) gets a
+    /// default value for each new type (invariant 8).
+    pub(crate) fn set_chunk_kinds(&mut self, kinds: ChunkKinds) {
+        for chunk in self.chunks.iter_mut().chain(&mut self.spare) {
+            chunk.chunk_values_mut().fit(&kinds, false);
+        }
+        self.chunk_kinds = kinds;
+    }
+
+    /// The slot of chunk component `id` in every chunk's
+    /// [`Chunk::chunk_values`], if `id` is a chunk component.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default)]
+    /// struct Bounds(f32);
+    /// let mut world = World::new();
+    /// let id = world.register_chunk_component::<Bounds>();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunk_value_slot(id), Some(0));
+    /// ```
+    #[inline]
+    pub fn chunk_value_slot(&self, id: ComponentId) -> Option<usize> {
+        chunk_component::slot_in(&self.chunk_kinds, id)
+    }
+
+    /// Frees the spare chunk (compaction); returns whether there was one.
+    pub(crate) fn release_spare(&mut self) -> bool {
+        self.spare.take().is_some()
+    }
+
+    /// Moves every chunk whose block the pool is emptying to a kept block (compaction, see
+    /// `Chunk::relocate`) and trims the chunk list to its length; returns the chunks moved.
+    /// Only block addresses change: rows, masks and ticks stay, and invariants 1–7 with them.
+    pub(crate) fn relocate_chunks(&mut self) -> usize {
+        let moved = self
+            .chunks
+            .iter_mut()
+            .map(|c| usize::from(c.relocate()))
+            .sum();
+        self.chunks.shrink_to_fit();
+        moved
     }
 
     /// Heap bytes of the archetype's bookkeeping besides its chunk blocks: the chunk records
@@ -673,6 +724,10 @@ impl Archetype {
         if chunk.enable_masks().len() != self.enable_cols.len() {
             *chunk.enable_masks_mut() =
                 ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
+        }
+        if !self.chunk_kinds.is_empty() {
+            // A reused spare's values described rows that are gone (invariant 8).
+            chunk.chunk_values_mut().fit(&self.chunk_kinds, true);
         }
         self.chunks.push(chunk);
     }
@@ -1039,6 +1094,9 @@ impl Archetype {
             masks.check(chunk.len(), &|s| {
                 format!("{:?}: chunk {i} enable slot {s}", self.id)
             });
+            chunk
+                .chunk_values()
+                .check(&self.chunk_kinds, &|| format!("{:?}: chunk {i}", self.id));
             for (r, &e) in chunk.entities().iter().enumerate() {
                 entity_at(e, i * cap + r);
             }
@@ -1054,6 +1112,9 @@ impl Archetype {
             spare
                 .enable_masks()
                 .check(0, &|s| format!("{:?}: spare enable slot {s}", self.id));
+            spare
+                .chunk_values()
+                .check(&self.chunk_kinds, &|| format!("{:?}: spare", self.id));
         }
         let expect: Vec<usize> = (0..self.columns.len())
             .filter(|&c| self.enable_ids.contains(&self.columns[c].id))

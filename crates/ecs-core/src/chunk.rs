@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::chunk_component::ChunkValues;
 use crate::chunk_pool::ChunkPool;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
@@ -361,7 +362,7 @@ impl ChunkLayout {
         self.chunk_size - used
     }
 
-    fn alloc_layout(&self) -> Layout {
+    pub(crate) fn alloc_layout(&self) -> Layout {
         Layout::from_size_align(self.chunk_size, self.align).expect("chunk layout is valid")
     }
 }
@@ -409,8 +410,9 @@ const INLINE_COLUMNS: usize = 8;
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
 ///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
 /// 4. The block at `data` never moves, and is not freed while the chunk is in an archetype
-///    (in its chunk list or as its spare): `data` is set once in `new` and freed only in
-///    `drop`. Moving the `Chunk` value (when an archetype's chunk list or the world's
+///    (in its chunk list or as its spare): `data` is set in `new` and freed only in `drop`,
+///    except by [`Chunk::relocate`], which takes `&mut self` and runs only under
+///    `World::compact` (`&mut World`), when no row address or borrow of the chunk exists. Moving the `Chunk` value (when an archetype's chunk list or the world's
 ///    archetype list reallocates) moves only this handle, so an address computed from `data`
 ///    (an archetype `RowAddr`) stays valid until the archetype releases that chunk. Row moves
 ///    keep such an address across the edge lookup, which may add archetypes.
@@ -437,6 +439,8 @@ pub struct Chunk {
     /// One enable bitset per enableable column of the archetype (empty, and unallocated, when
     /// it has none); see the `enable` module.
     masks: ChunkMasks,
+    /// One value per chunk component type; see the `chunk_component` module.
+    values: ChunkValues,
 }
 
 // SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
@@ -470,7 +474,49 @@ impl Chunk {
                 .collect(),
             structural: tick,
             masks: ChunkMasks::default(),
+            values: ChunkValues::default(),
         }
+    }
+
+    /// The chunk component values of this chunk (see
+    /// [`World::register_chunk_component`](crate::World::register_chunk_component)).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// assert!(world.archetypes()[0].chunks().iter().all(|c| c.chunk_values().is_empty()));
+    /// ```
+    #[inline]
+    pub fn chunk_values(&self) -> &ChunkValues {
+        &self.values
+    }
+
+    #[inline]
+    pub(crate) fn chunk_values_mut(&mut self) -> &mut ChunkValues {
+        &mut self.values
+    }
+
+    /// Moves the chunk's bytes to another slot of its pool if the pool is emptying the block
+    /// it sits in (a compaction, see `ChunkPool::begin_compaction`); returns whether it moved.
+    /// Rows, ticks and masks stay as they were: only the block's address changes, so the
+    /// caller must hold no pointer into the chunk (invariant 4).
+    pub(crate) fn relocate(&mut self) -> bool {
+        let Some(to) = self.pool.relocation_target(self.data, self.alloc) else {
+            return false;
+        };
+        // SAFETY: `data` is `alloc.size()` bytes owned by this chunk (invariant 1) and `to` a
+        // fresh slot of the same layout, so both ranges are valid and disjoint. The copy is
+        // untyped: uninitialised rows past `len` stay uninitialised, initialised values move
+        // bitwise (every Rust value may be moved by a byte copy), and the old copies are
+        // never used again.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.data.as_ptr(), to.as_ptr(), self.alloc.size());
+        }
+        let from = std::mem::replace(&mut self.data, to);
+        // SAFETY: `from` came from this pool with `alloc` (invariant 1); the chunk now owns
+        // `to` instead, so `from` is given back once and not used again.
+        unsafe { self.pool.free(from, self.alloc) };
+        true
     }
 
     /// The enable bitsets of this chunk's enableable columns, in the order of

@@ -30,9 +30,24 @@
 //!    `slots * stride <= block.size()`.
 //! 2. Each slot of a block is either on that block's `free` list (once) or handed out by
 //!    [`ChunkPool::alloc`] and not yet given back; `used == slots - free.len()`.
-//! 3. A class's `partial` set holds exactly the addresses of its blocks with a free slot.
-//! 4. At most one block per class has `used == 0` (`empty` counts them).
+//! 3. A class's `partial` set holds exactly the addresses of its blocks with a free slot that
+//!    are not `draining`.
+//! 4. Outside a compaction, at most one block per class has `used == 0` (`empty` counts the
+//!    empty blocks, draining or not).
 //! 5. The process cache holds only blocks no pool holds (see `BlockCache`).
+//! 6. `draining` is a subset of `blocks`, and empty outside a compaction
+//!    ([`ChunkPool::begin_compaction`] .. [`ChunkPool::end_compaction`]).
+//!
+//! # Compaction
+//! Despawning frees chunks from the end of each archetype, so after a world shrinks its
+//! chunks can be spread thinly over many blocks (archetypes whose chunks were carved in
+//! turns leave every block partly used). `World::compact` asks the pool which blocks to
+//! empty: per class it keeps the fewest, fullest blocks that can hold every chunk in use
+//! (`ceil(used / slots)` of them) and marks the others *draining*. Draining blocks hand out no
+//! slot; each chunk in one moves its bytes to a slot of a kept block
+//! ([`ChunkPool::relocation_target`]), and a draining block is returned to the system as soon
+//! as its last slot is freed. The kept blocks have room by construction: `k` fullest blocks
+//! of `slots` each have at least `k * slots - used_kept >= used - used_kept` free slots.
 
 use std::alloc::{self, Layout};
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,6 +91,8 @@ struct Class {
     blocks: BTreeMap<usize, Block>,
     partial: BTreeSet<usize>,
     empty: usize,
+    /// Blocks being emptied by a compaction (invariant 6).
+    draining: BTreeSet<usize>,
 }
 
 struct Block {
@@ -158,6 +175,58 @@ impl ChunkPool {
         own + BlockCache::clear()
     }
 
+    /// Bytes of blocks a compaction would give back if `spare(chunk layout)` chunks of each
+    /// class were freed first: per class, every block beyond `ceil(used / slots)`.
+    pub(crate) fn compactable_bytes(&self, spare: impl Fn(Layout) -> usize) -> usize {
+        self.lock()
+            .iter()
+            .map(|class| {
+                let used: usize = class.blocks.values().map(|b| b.used).sum();
+                let keep = used
+                    .saturating_sub(spare(class.chunk))
+                    .div_ceil(class.slots);
+                class.blocks.len().saturating_sub(keep) * class.block.size()
+            })
+            .sum()
+    }
+
+    /// Starts a compaction: marks, per class, the blocks to empty (see the module docs), so
+    /// that no new chunk is carved from them. Returns how many chunks sit in them, which
+    /// [`ChunkPool::relocation_target`] will move out.
+    pub(crate) fn begin_compaction(&self) -> usize {
+        self.lock().iter_mut().map(Class::begin_draining).sum()
+    }
+
+    /// During a compaction, a new slot for the chunk at `ptr` (of layout `chunk`) if its block
+    /// is being emptied, else `None`. The caller copies the chunk there and frees `ptr`.
+    ///
+    /// # Panics
+    /// If `ptr` was not handed out by this pool for `chunk`.
+    pub(crate) fn relocation_target(&self, ptr: NonNull<u8>, chunk: Layout) -> Option<NonNull<u8>> {
+        let mut classes = self.lock();
+        let class = classes
+            .iter_mut()
+            .find(|c| c.chunk == chunk)
+            .expect("a chunk belongs to the class it came from");
+        let addr = class.block_of(ptr);
+        class.draining.contains(&addr).then(|| class.alloc())
+    }
+
+    /// Ends a compaction: blocks still marked draining (none, if every chunk moved) take
+    /// slots again, and every empty block goes back to the system (the process cache is left
+    /// alone). Returns the bytes freed by this call.
+    pub(crate) fn end_compaction(&self) -> usize {
+        let mut classes = self.lock();
+        for class in classes.iter_mut() {
+            for addr in std::mem::take(&mut class.draining) {
+                if class.blocks.get(&addr).is_some_and(|b| !b.free.is_empty()) {
+                    class.partial.insert(addr);
+                }
+            }
+        }
+        classes.iter_mut().map(Class::release_empty).sum()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Class>> {
         // A panic while the lock was held cannot leave a class half-updated in a way that
         // matters here: every update is a few pushes and pops that do not unwind.
@@ -204,7 +273,40 @@ impl Class {
             blocks: BTreeMap::new(),
             partial: BTreeSet::new(),
             empty: 0,
+            draining: BTreeSet::new(),
         }
+    }
+
+    /// The address of the block holding slot `ptr`.
+    fn block_of(&self, ptr: NonNull<u8>) -> usize {
+        let at = ptr.as_ptr() as usize;
+        let (&addr, _) = self
+            .blocks
+            .range(..=at)
+            .next_back()
+            .expect("a slot lies in one of its class's blocks");
+        debug_assert!(at < addr + self.slots * self.stride);
+        addr
+    }
+
+    /// Marks every block but the `ceil(used / slots)` fullest as draining (ties: lower
+    /// address kept, as slots are handed out lowest first); returns the chunks in them.
+    fn begin_draining(&mut self) -> usize {
+        let used: usize = self.blocks.values().map(|b| b.used).sum();
+        let keep = used.div_ceil(self.slots);
+        let mut order: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|(&addr, b)| (b.used, addr))
+            .collect();
+        order.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let mut moving = 0;
+        for &(used, addr) in &order[keep..] {
+            self.draining.insert(addr);
+            self.partial.remove(&addr);
+            moving += used;
+        }
+        moving
     }
 
     fn alloc(&mut self) -> NonNull<u8> {
@@ -232,18 +334,24 @@ impl Class {
     /// As [`ChunkPool::free`].
     unsafe fn free(&mut self, ptr: NonNull<u8>) {
         let at = ptr.as_ptr() as usize;
-        let (&addr, block) = self
-            .blocks
-            .range_mut(..=at)
-            .next_back()
-            .expect("a slot lies in one of its class's blocks");
-        debug_assert!(at < addr + self.slots * self.stride);
+        let addr = self.block_of(ptr);
+        let block = self.blocks.get_mut(&addr).expect("`block_of` found it");
         let slot = ((at - addr) / self.stride) as u32;
         debug_assert!(!block.free.contains(&slot), "slot {slot} freed twice");
         block.free.push(slot);
         block.used -= 1;
+        let emptied = block.used == 0;
+        if self.draining.contains(&addr) {
+            if emptied {
+                // The compaction emptied it: straight back to the system.
+                self.empty += 1;
+                self.draining.remove(&addr);
+                self.release(addr, true);
+            }
+            return;
+        }
         self.partial.insert(addr);
-        if block.used == 0 {
+        if emptied {
             self.empty += 1;
             if self.empty > 1 {
                 self.release(addr, false);
@@ -284,6 +392,7 @@ impl Class {
         let block = self.blocks.remove(&addr).expect("a block of this class");
         debug_assert_eq!(block.used, 0);
         self.partial.remove(&addr);
+        self.draining.remove(&addr);
         self.empty -= 1;
         // Invariant 1: `base` is a live allocation of `self.block`; no slot of it is handed
         // out (`used == 0`, invariant 2), and it has just left `blocks`.

@@ -103,6 +103,9 @@ pub struct ComponentInfo {
     drop: Option<unsafe fn(*mut u8)>,
     /// Whether rows carry an enable bit for this type (see `World::register_enableable`).
     enableable: bool,
+    /// Whether every chunk carries one value of this type (see
+    /// `World::register_chunk_component`).
+    chunk_component: bool,
 }
 
 impl ComponentInfo {
@@ -141,7 +144,20 @@ impl ComponentInfo {
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
             enableable: false,
+            chunk_component: false,
         }
+    }
+
+    /// Whether the type was registered as a chunk component: every chunk carries one value
+    /// of it (see `World::register_chunk_component`).
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert!(!ComponentInfo::of::<u8>(ComponentId::from_index(0)).is_chunk_component());
+    /// ```
+    #[inline]
+    pub fn is_chunk_component(&self) -> bool {
+        self.chunk_component
     }
 
     /// Whether the type was registered as enableable: each row of an archetype holding it
@@ -417,6 +433,11 @@ impl Components {
     /// archetype holds the type (archetypes read the flag when they are built).
     pub(crate) fn set_enableable(&mut self, id: ComponentId) {
         self.infos[id.index()].enableable = true;
+    }
+
+    /// Marks registered component `id` a chunk component. Only the world calls this.
+    pub(crate) fn set_chunk_component(&mut self, id: ComponentId) {
+        self.infos[id.index()].chunk_component = true;
     }
 
     /// The id of `T`, if registered.

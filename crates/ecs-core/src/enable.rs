@@ -2,13 +2,20 @@
 //!
 //! A type opts in with [`World::register_enableable`] before its first use. Every archetype
 //! that holds an enableable type then keeps, in each chunk, one bitset per such column: bit
-//! `r` says whether row `r`'s value counts as present. Toggling is one atomic bit operation
-//! and a counter update, with no row move and no archetype change; queries skip disabled rows
-//! (see `ecs-query`'s `enabled` module).
+//! `r` says whether row `r`'s value counts as present. Toggling is a load and a store of one
+//! 64-bit word (no locked read-modify-write, no counter), with no row move and no archetype
+//! change; queries skip disabled rows (see `ecs-query`'s `enabled` module), counting a
+//! chunk's enabled rows with one `popcnt` per 64 rows when they classify it.
+//!
+//! Why plain stores suffice: a word is written only by a holder of write access to its
+//! component, either `&mut World` or a writing query, and a query run never hands rows of one
+//! 64-row word to two tasks (`ecs-query`'s parallel split cuts chunks on word boundaries).
+//! The words are still atomics, so readers racing a buggy writer would see stale bits, never
+//! undefined behaviour.
 //!
 //! ```text
 //! Chunk (16 KiB block)                    Chunk::masks (heap, per chunk)
-//! | Entity[..cap] | A[..cap] | B[..cap] |  [ B: words[cap.div_ceil(64)], count ]
+//! | Entity[..cap] | A[..cap] | B[..cap] |  [ B: words[cap.div_ceil(64)] ]
 //!                                           ^ one `EnableMask` per enableable column
 //! ```
 //!
@@ -32,17 +39,16 @@ use crate::Entity;
 /// The enable bits of one enableable column in one chunk.
 ///
 /// The words are atomics so that a query holding write access to the component can toggle
-/// rows of one chunk from several tasks (rows of one word may go to different tasks); reads
-/// are relaxed loads, as cheap as plain ones.
+/// rows of one chunk from several tasks, each owning whole words; reads and writes are
+/// relaxed loads and stores, as cheap as plain ones.
 ///
 /// # Invariants
 /// 1. `words.len() == capacity.div_ceil(64)` for the archetype's chunk capacity.
 /// 2. Bits of rows at or past the chunk's `len` are 0.
-/// 3. `count` is the number of set bits.
+/// 3. Each word is written by one thread at a time (see the module docs).
 #[derive(Debug)]
 pub struct EnableMask {
     words: Box<[AtomicU64]>,
-    count: AtomicU64,
 }
 
 impl EnableMask {
@@ -51,11 +57,10 @@ impl EnableMask {
             words: (0..capacity.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
-            count: AtomicU64::new(0),
         }
     }
 
-    /// Number of enabled rows.
+    /// Number of enabled rows: one `popcnt` per 64 rows of capacity.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -68,7 +73,10 @@ impl EnableMask {
     /// ```
     #[inline]
     pub fn count(&self) -> usize {
-        self.count.load(Ordering::Relaxed) as usize
+        self.words
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
+            .sum()
     }
 
     /// Number of 64-row words (`capacity.div_ceil(64)`).
@@ -100,47 +108,33 @@ impl EnableMask {
     /// # Safety
     /// - `r` is below the chunk's `len` (invariant 2).
     /// - The caller holds write access to this column's component for the chunk (as a
-    ///   query with a write of it does), so no one reads the bit expecting it stable.
+    ///   query with a write of it does), so no one reads the bit expecting it stable, and no
+    ///   other thread writes word `r / 64` meanwhile (invariant 3: a parallel query run gives
+    ///   each 64-row word to one task). The update is a load and a store, not a locked
+    ///   read-modify-write: a concurrent writer of the same word would lose bits (though
+    ///   never cause undefined behaviour, the words being atomics).
     #[inline]
     pub unsafe fn set_unchecked(&self, r: usize, on: bool) -> bool {
         debug_assert!(r < self.words.len() * 64, "row {r} past the mask");
         let bit = 1u64 << (r % 64);
         let word = &self.words[r / 64];
-        // Setting a bit to what it is needs no locked read-modify-write.
-        if (word.load(Ordering::Relaxed) & bit != 0) == on {
-            return on;
-        }
-        let old = if on {
-            word.fetch_or(bit, Ordering::Relaxed)
-        } else {
-            word.fetch_and(!bit, Ordering::Relaxed)
-        };
+        let old = word.load(Ordering::Relaxed);
         let was = old & bit != 0;
         if was != on {
-            if on {
-                self.count.fetch_add(1, Ordering::Relaxed);
-            } else {
-                self.count.fetch_sub(1, Ordering::Relaxed);
-            }
+            word.store(old ^ bit, Ordering::Relaxed);
         }
         was
     }
 
-    /// `set_unchecked` through `&mut`: the world's own row bookkeeping. Plain loads and
-    /// stores (no locked read-modify-write), as `&mut` rules out other accessors.
+    /// `set_unchecked` through `&mut`: the world's own row bookkeeping.
     #[inline]
     fn set(&mut self, r: usize, on: bool) {
         let bit = 1u64 << (r % 64);
         let word = self.words[r / 64].get_mut();
-        let was = *word & bit != 0;
-        if was != on {
-            *word ^= bit;
-            let count = self.count.get_mut();
-            if on {
-                *count += 1;
-            } else {
-                *count -= 1;
-            }
+        if on {
+            *word |= bit;
+        } else {
+            *word &= !bit;
         }
     }
 
@@ -148,21 +142,9 @@ impl EnableMask {
         for w in self.words.iter_mut() {
             *w.get_mut() = 0;
         }
-        *self.count.get_mut() = 0;
     }
 
     fn check(&self, len: usize, what: &dyn Fn() -> String) {
-        let ones: u64 = self
-            .words
-            .iter()
-            .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
-            .sum();
-        assert_eq!(
-            ones,
-            self.count.load(Ordering::Relaxed),
-            "{}: count is not the number of set bits",
-            what()
-        );
         for r in len..self.words.len() * 64 {
             assert!(
                 !self.get(r),
@@ -362,11 +344,12 @@ impl World {
         let (loc, col, slot) = self.enable_slot_of::<T>(entity)?;
         let (_, _, archetypes) = self.parts_mut();
         let arch = &mut archetypes.as_mut_slice()[loc.archetype.index()];
-        let (_, r) = arch.split_row(loc.row as usize);
-        let chunk = arch.chunk_of_row(loc.row as usize);
-        let was = chunk.enable_masks().get(slot).get(r);
+        let (c, r) = arch.split_row(loc.row as usize);
+        let chunk = arch.chunk_mut(c);
+        let mask = &mut chunk.enable_masks_mut().0[slot];
+        let was = mask.get(r);
         if was != enabled {
-            chunk.enable_masks_mut().0[slot].set(r, enabled);
+            mask.set(r, enabled);
             chunk.mark_changed(col, tick);
         }
         Ok(was)
@@ -395,6 +378,7 @@ impl World {
     }
 
     /// The entity's location, `T`'s column in its archetype and `T`'s enable slot there.
+    #[inline]
     fn enable_slot_of<T: Component>(
         &self,
         entity: Entity,
@@ -407,12 +391,10 @@ impl World {
         let id = self.component_id::<T>().ok_or(missing)?;
         let arch = &self.archetypes()[loc.archetype.index()];
         let col = arch.column(id).ok_or(missing)?;
-        if !self.components().info(id).is_enableable() {
-            return Err(ComponentError::NotEnableable { component });
-        }
+        // Only enableable columns have a slot (Archetype invariant 7).
         let slot = arch
             .enable_slot(col)
-            .expect("an enableable column has a slot (Archetype invariant 7)");
+            .ok_or(ComponentError::NotEnableable { component })?;
         Ok((loc, col, slot))
     }
 }

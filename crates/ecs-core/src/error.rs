@@ -57,6 +57,11 @@ pub enum ComponentError {
         /// The type's name.
         component: &'static str,
     },
+    /// The type is not a chunk component (see `World::register_chunk_component`).
+    NotChunkComponent {
+        /// The type's name.
+        component: &'static str,
+    },
 }
 
 impl fmt::Display for ComponentError {
@@ -68,6 +73,9 @@ impl fmt::Display for ComponentError {
             }
             Self::NotEnableable { component } => {
                 write!(f, "`{component}` is not an enableable component")
+            }
+            Self::NotChunkComponent { component } => {
+                write!(f, "`{component}` is not a chunk component")
             }
         }
     }

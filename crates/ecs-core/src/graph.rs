@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::bundle::{bundle_ids, Bundle};
+use crate::chunk_component::ChunkKinds;
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, Components, TypeIdMap};
@@ -127,6 +128,8 @@ pub struct Archetypes {
     pub(crate) sizing: ChunkSizing,
     /// Where every archetype's chunks get their memory.
     pool: Arc<ChunkPool>,
+    /// The chunk component types every archetype carries (`Archetype` invariant 8).
+    chunk_kinds: ChunkKinds,
 }
 
 impl Archetypes {
@@ -137,6 +140,7 @@ impl Archetypes {
             by_signature: HashMap::default(),
             sizing,
             pool: Arc::default(),
+            chunk_kinds: ChunkKinds::from([]),
         };
         let empty = this.get_or_create(Signature::new(), &Components::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
@@ -177,6 +181,10 @@ impl Archetypes {
             Ok(archetype) => archetype,
             Err(too_large) => panic!("cannot store this archetype: {too_large}"),
         };
+        let mut archetype = archetype;
+        if !self.chunk_kinds.is_empty() {
+            archetype.set_chunk_kinds(Arc::clone(&self.chunk_kinds));
+        }
         self.list.push(archetype);
         self.edges.push(Edges::default());
         self.by_signature.insert(signature, id);
@@ -199,6 +207,27 @@ impl Archetypes {
             + self.edges.capacity() * size_of::<Edges>()
             + self.by_signature.capacity() * (size_of::<(Signature, ArchetypeId)>() + 1)
             + edges
+    }
+
+    /// The chunk component types every archetype carries.
+    pub(crate) fn chunk_kinds(&self) -> &ChunkKinds {
+        &self.chunk_kinds
+    }
+
+    /// Makes every archetype, present and future, carry the chunk components `kinds`.
+    pub(crate) fn set_chunk_kinds(&mut self, kinds: ChunkKinds) {
+        for arch in &mut self.list {
+            arch.set_chunk_kinds(Arc::clone(&kinds));
+        }
+        self.chunk_kinds = kinds;
+    }
+
+    /// Drops the cached edges out of archetype `id` (compaction of an empty archetype);
+    /// returns whether it had any. Edges are a cache: the next `insert` / `remove` from `id`
+    /// builds them again, to the same targets (invariant 3 holds with fewer entries).
+    pub(crate) fn forget_edges(&mut self, id: ArchetypeId) -> bool {
+        let edges = std::mem::take(&mut self.edges[id.index()]);
+        !(edges.insert.list.is_empty() && edges.remove.list.is_empty())
     }
 
     /// The archetype with exactly `signature`, if it exists.

@@ -137,6 +137,9 @@ pub struct ArchetypeLayout {
     pub pass: Footprint,
     /// What one full pass over the entity ids touches.
     pub entity_pass: Footprint,
+    /// Rows whose enableable components are switched off, summed over those components (a
+    /// row with two disabled components counts twice).
+    pub disabled_rows: usize,
 }
 
 /// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
@@ -167,6 +170,9 @@ pub struct WorldMemory {
     pub graph_bytes: usize,
     /// Archetypes without entities (their bytes are in the fields above).
     pub empty_archetypes: usize,
+    /// Bytes `World::compact` would give back to the system now: spare chunks freed and
+    /// chunks packed into the fewest pool blocks (part of the fields above).
+    pub compaction_frees_bytes: usize,
 }
 
 impl WorldMemory {
@@ -306,7 +312,18 @@ impl ArchetypeLayout {
         }
         let chunks = a.chunks().len();
         let slots = chunks * cap;
+        let disabled_rows = a
+            .chunks()
+            .iter()
+            .map(|c| {
+                let masks = c.enable_masks();
+                (0..masks.len())
+                    .map(|s| c.len() - masks.get(s).count())
+                    .sum::<usize>()
+            })
+            .sum();
         Self {
+            disabled_rows,
             id: a.id(),
             components: a.component_names().collect(),
             chunk_size,
@@ -346,6 +363,14 @@ impl WorldLayout {
             memory.empty_archetypes += usize::from(a.is_empty());
         }
         let pool = world.chunk_pool();
+        memory.compaction_frees_bytes = pool.compactable_bytes(|class| {
+            world
+                .archetypes()
+                .iter()
+                .filter(|a| a.layout().alloc_layout() == class)
+                .map(|a| a.spare_chunks())
+                .sum()
+        });
         memory.pool_free_bytes = (pool.stats().block_bytes + pool.bookkeeping_bytes())
             .saturating_sub(memory.chunk_bytes + memory.spare_chunk_bytes);
         Self {
@@ -447,8 +472,9 @@ impl WorldLayout {
         }
         let _ = write!(
             out,
-            "\"empty_archetypes\":{},\"total\":{}}},\"archetypes\":[",
+            "\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"total\":{}}},\"archetypes\":[",
             m.empty_archetypes,
+            m.compaction_frees_bytes,
             m.total()
         );
         for (i, a) in self.archetypes.iter().enumerate() {
@@ -457,7 +483,7 @@ impl WorldLayout {
                 "{}{{\"id\":{},\"chunk_size\":{},\"column_order\":{},\"capacity\":{},\
                  \"chunks\":{},\"spare_chunks\":{},\"entities\":{},\"fill_percent\":{:.3},\
                  \"bytes_unused\":{},\"padding_bytes\":{},\"tail_bytes\":{},\
-                 \"rows_lost_to_padding\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
+                 \"rows_lost_to_padding\":{},\"disabled_rows\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
                 if i == 0 { "" } else { "," },
                 a.id.index(),
                 a.chunk_size,
@@ -471,6 +497,7 @@ impl WorldLayout {
                 a.padding_bytes,
                 a.tail_bytes,
                 a.rows_lost_to_padding,
+                a.disabled_rows,
                 json_footprint(a.pass),
                 json_footprint(a.entity_pass),
             );
@@ -573,13 +600,18 @@ impl fmt::Display for WorldLayout {
         for a in &self.archetypes {
             writeln!(
                 f,
-                "  arch {}: padding {} B, tail {} B per chunk; pass {} B, {} lines, {} pages",
+                "  arch {}: padding {} B, tail {} B per chunk; pass {} B, {} lines, {} pages{}",
                 a.id.index(),
                 a.padding_bytes,
                 a.tail_bytes,
                 a.pass.bytes,
                 a.pass.cache_lines,
-                a.pass.pages
+                a.pass.pages,
+                if a.disabled_rows == 0 {
+                    String::new()
+                } else {
+                    format!("; {} disabled rows", a.disabled_rows)
+                }
             )?;
             for col in &a.columns {
                 writeln!(
@@ -603,9 +635,10 @@ impl fmt::Display for WorldLayout {
         }
         write!(
             f,
-            "{} empty archetypes; total {} B",
+            "{} empty archetypes; total {} B; compaction would free {} B",
             m.empty_archetypes,
-            m.total()
+            m.total(),
+            m.compaction_frees_bytes
         )?;
         writeln!(f)
     }

@@ -37,11 +37,17 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+#[expect(
+    unsafe_code,
+    reason = "chunk component values are written through shared chunks by writing queries"
+)]
+mod chunk_component;
 mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
 #[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
 mod column;
+mod compact;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 #[expect(
@@ -82,8 +88,10 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk_component::ChunkValues;
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
+pub use compact::CompactReport;
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };

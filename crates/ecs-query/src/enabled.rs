@@ -6,7 +6,7 @@
 //! tuple of them) see every row whatever its enable bits. [`EnabledRW<T>`] yields a handle per
 //! row (enabled or not) to read or flip `T`'s bit in a loop; [`EnabledRO<T>`] reads it.
 //!
-//! Cost: each element reports per chunk, from the chunk's kept counts, whether all, none or
+//! Cost: each element reports per chunk, from a popcount of the chunk's mask words, whether all, none or
 //! some of its rows pass ([`Rows`]). All: the chunk runs as plain slices. None: skipped in
 //! O(1). Some: the elements' bit words are ANDed into a row mask and the enabled runs are
 //! walked. Elements over types never registered enableable always answer `All`, which the
@@ -254,7 +254,8 @@ impl EnabledMut<'_> {
         };
         // SAFETY: `row` is below the chunk's length (the fetch contract); the query holds the
         // write of the column's component, so nothing else reads or writes the bit meanwhile
-        // except tasks of this query on other rows, which the atomic word update tolerates.
+        // except tasks of this query on other rows, and those never share this row's 64-row
+        // word (parallel runs split chunks on word boundaries: `EnableMask` invariant 3).
         unsafe { mask.set_unchecked(self.row, on) }
     }
 }

@@ -414,6 +414,77 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         unsafe { std::slice::from_raw_parts_mut(base.cast::<T>(), self.chunk.len()) }
     }
 
+    /// The chunk's value of chunk component `C`, which the query reads (`ChunkRO<C>`) or
+    /// writes (`ChunkRW<C>`); see the `chunk_value` module.
+    ///
+    /// # Panics
+    /// If the query does not access `C`, or `C` is not a chunk component.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{ChunkRO, QueryExt};
+    /// #[derive(Default, Debug, PartialEq)]
+    /// struct Lod(u8);
+    /// let mut world = World::new();
+    /// world.register_chunk_component::<Lod>();
+    /// let e = world.spawn((1u32,));
+    /// world.chunk_component_mut::<Lod>(e).unwrap().0 = 2;
+    /// world.query::<ChunkRO<Lod>>().for_each_chunk(|view| assert_eq!(view.chunk_value::<Lod>(), &Lod(2)));
+    /// ```
+    pub fn chunk_value<C: Component>(&self) -> &C {
+        let ptr = self.chunk_value_ptr::<C>(false);
+        // SAFETY: a `C` (checked by `chunk_value_ptr`) alive as long as the chunk; the query's
+        // access covers `C`, and `&self` means no `&mut` from `columns`/`chunk_value_mut` is
+        // alive.
+        unsafe { ptr.as_ref() }
+    }
+
+    /// The chunk's value of chunk component `C`, which the query writes (`ChunkRW<C>`),
+    /// mutably.
+    ///
+    /// # Panics
+    /// If the query does not write `C`, or `C` is not a chunk component.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{ChunkRW, QueryExt};
+    /// #[derive(Default, Debug, PartialEq)]
+    /// struct Lod(u8);
+    /// let mut world = World::new();
+    /// world.register_chunk_component::<Lod>();
+    /// let e = world.spawn((1u32,));
+    /// world.query::<ChunkRW<Lod>>().for_each_chunk(|mut view| view.chunk_value_mut::<Lod>().0 = 3);
+    /// assert_eq!(world.chunk_component::<Lod>(e), Ok(&Lod(3)));
+    /// ```
+    pub fn chunk_value_mut<C: Component>(&mut self) -> &mut C {
+        let mut ptr = self.chunk_value_ptr::<C>(true);
+        // SAFETY: as in `chunk_value`, with the write declared, one view per chunk, and
+        // `&mut self` exclusive.
+        unsafe { ptr.as_mut() }
+    }
+
+    fn chunk_value_ptr<C: Component>(&self, write: bool) -> std::ptr::NonNull<C> {
+        let id = self.world.components().id_of(TypeId::of::<C>());
+        let allowed = id.is_some_and(|id| {
+            self.access.writes().contains(id) || (!write && self.access.reads().contains(id))
+        });
+        assert!(
+            allowed,
+            "query `{}` does not {} `{}`",
+            type_name::<Q>(),
+            if write { "write" } else { "access" },
+            type_name::<C>()
+        );
+        let id = id.expect("checked");
+        let Some(slot) = self.arch.chunk_value_slot(id) else {
+            panic!("`{}` is not a chunk component", type_name::<C>())
+        };
+        debug_assert!(self.chunk.chunk_values().get::<C>(id).is_some());
+        // The slot of `id` holds a `C`: `id` is `C`'s id in this world, whose archetypes
+        // keep chunk kind `slot` as that component (`ChunkValues` invariant 1).
+        self.chunk.chunk_values().ptr(slot).cast()
+    }
+
     fn column_base<T: Component>(&self, write: bool) -> *mut u8 {
         let id = self.world.components().id_of(TypeId::of::<T>());
         let allowed = id.is_some_and(|id| {

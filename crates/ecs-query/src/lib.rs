@@ -51,6 +51,11 @@ mod access;
 mod cache;
 #[expect(
     unsafe_code,
+    reason = "implements WorldQuery for chunk component elements"
+)]
+mod chunk_value;
+#[expect(
+    unsafe_code,
     reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
 )]
 mod enabled;
@@ -78,6 +83,7 @@ mod state;
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
+pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
 pub use enabled::{
     Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch, Rows,
 };

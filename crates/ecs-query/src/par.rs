@@ -155,6 +155,9 @@ struct Task<'w, A> {
     arch: &'w Archetype,
     chunk: &'w Chunk,
     rows: Range<usize>,
+    /// For a chunk where only some rows pass: the passing rows of `rows`, one bit per row
+    /// from `rows.start` (a multiple of 64); `None` when every row of `rows` passes.
+    mask: Option<Box<[u64]>>,
 }
 
 /// How tasks cut chunks.
@@ -197,36 +200,37 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     continue;
                 }
                 let cached = self.cached(k);
+                // Tasks of one chunk meet on 64-row boundaries, so no two tasks write one
+                // enable-mask word (`EnableMask` invariant 3: toggles are plain stores).
                 let step = match split {
-                    Split::Rows(rows) => rows,
+                    Split::Rows(rows) => rows.next_multiple_of(64),
                     Split::Chunks => chunk.len().max(1),
                 };
-                let mut push = |from: usize, to: usize| {
-                    let mut start = from;
-                    while start < to {
-                        let end = (start + step).min(to);
+                let rows = self.chunk_rows(k, chunk);
+                if rows == Rows::None {
+                    continue;
+                }
+                if rows == Rows::Some {
+                    self.fill_mask(k, chunk, &mut mask);
+                }
+                let mut start = 0;
+                while start < chunk.len() {
+                    let end = (start + step).min(chunk.len());
+                    // A mixed chunk's task carries the mask words of its rows (`start` is a
+                    // multiple of 64, or 0); a window with no passing row is no task.
+                    let words = (rows == Rows::Some)
+                        .then(|| Box::<[u64]>::from(&mask.words()[start / 64..end.div_ceil(64)]));
+                    if words.as_ref().is_none_or(|w| w.iter().any(|&w| w != 0)) {
                         tasks.push(Task {
                             k,
                             cached,
                             arch,
                             chunk,
                             rows: start..end,
+                            mask: words,
                         });
-                        start = end;
                     }
-                };
-                match (self.chunk_rows(k, chunk), split) {
-                    (Rows::None, _) => {}
-                    // A chunk task sees the whole chunk; its view carries the mask.
-                    (Rows::All, _) | (Rows::Some, Split::Chunks) => push(0, chunk.len()),
-                    (Rows::Some, Split::Rows(_)) => {
-                        self.fill_mask(k, chunk, &mut mask);
-                        let mut at = 0;
-                        while let Some((start, end)) = mask.next_run(at) {
-                            push(start, end);
-                            at = end;
-                        }
-                    }
+                    start = end;
                 }
             }
         }
@@ -496,8 +500,21 @@ unsafe fn run_rows<'w, D: WorldQuery>(
 ) {
     // SAFETY: forwarded caller contract; stamping a chunk's tick from two tasks is idempotent.
     let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
-    for row in task.rows.clone() {
-        // SAFETY: `row < chunk.len()`, and the row is in this task only.
-        f(unsafe { D::item(&mut fetch, row) });
+    let Some(words) = &task.mask else {
+        for row in task.rows.clone() {
+            // SAFETY: `row < chunk.len()`, and the row is in this task only.
+            f(unsafe { D::item(&mut fetch, row) });
+        }
+        return;
+    };
+    for (i, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let row = task.rows.start + i * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            // SAFETY: a set bit is a passing row below `rows.end <= chunk.len()` (the mask
+            // holds no bit past the chunk's rows), and the row is in this task only.
+            f(unsafe { D::item(&mut fetch, row) });
+        }
     }
 }

@@ -7,6 +7,10 @@
 //! Small chunks (256 bytes, ~20 rows) give many chunks, so all-enabled, all-disabled and mixed
 //! chunks all occur, and swap-removes cross chunk boundaries.
 //!
+//! Compaction steps run `World::compact` in between, and a chunk component (`Rows`) is
+//! written per chunk and read back per row, so `check_invariants` walks chunk values through
+//! every kind of row move.
+//!
 //! Cases: 128, or 4 under Miri; `PROPTEST_CASES` overrides.
 
 use std::collections::{BTreeSet, HashMap};
@@ -14,7 +18,8 @@ use std::sync::Mutex;
 
 use ecs_core::{ComponentError, Entity, World};
 use ecs_query::{
-    Disabled, EnabledRO, EnabledRW, IgnoreEnabled, QueryExt, QueryState, RefRO, With, Without,
+    ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled, QueryExt, QueryState, RefRO,
+    With, Without,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -31,6 +36,9 @@ struct B;
 /// Plain.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct P(u16);
+/// Chunk component: the chunk's row count when last written.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Rows(usize);
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Row {
@@ -65,6 +73,11 @@ enum Op {
         m: u32,
         on_all: Option<bool>,
     },
+    /// `World::compact`: moves chunk blocks, keeps every row, bit and value.
+    Compact,
+    /// Writes each chunk's row count into its `Rows` chunk component, then checks that every
+    /// row reads its own chunk's count.
+    CountRows,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -81,6 +94,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::RemoveA),
         1 => (1..5u32, prop_oneof![Just(None), any::<bool>().prop_map(Some)])
             .prop_map(|(m, on_all)| Op::ToggleLoop { m, on_all }),
+        1 => Just(Op::Compact),
+        1 => Just(Op::CountRows),
     ]
 }
 
@@ -211,6 +226,30 @@ fn apply(world: &mut World, model: &mut Model, op: &Op) {
                 let a = model.rows.get_mut(&e).unwrap().a.as_mut().unwrap();
                 a.1 = want(a.0);
             }
+        }
+        Op::Compact => {
+            let report = world.compact();
+            assert!(report.chunks_after <= report.chunks_before, "{report:?}");
+            for arch in world.archetypes() {
+                assert_eq!(arch.spare_chunks(), 0);
+            }
+        }
+        Op::CountRows => {
+            world.query::<ChunkRW<Rows>>().for_each_chunk(|mut view| {
+                let len = view.len();
+                view.chunk_value_mut::<Rows>().0 = len;
+            });
+            let mut per_value: HashMap<usize, usize> = HashMap::new();
+            world
+                .query::<(Entity, ChunkRO<Rows>)>()
+                .for_each_chunk(|view| {
+                    let n = view.chunk_value::<Rows>().0;
+                    assert_eq!(n, view.len(), "a chunk's value is its own");
+                    *per_value.entry(n).or_default() += view.entities().len();
+                });
+            let rows: usize = world.query::<ChunkRO<Rows>>().iter().map(|r| r.0).sum();
+            let want: usize = per_value.iter().map(|(n, rows)| n * rows).sum();
+            assert_eq!(rows, want, "every row reads its chunk's value");
         }
     }
 }
@@ -367,6 +406,7 @@ proptest! {
         let mut world = World::with_test_chunk_size(256);
         world.register_enableable::<A>();
         world.register_enableable::<B>();
+        world.register_chunk_component::<Rows>();
         let mut model = Model::default();
         for op in &ops {
             apply(&mut world, &mut model, op);

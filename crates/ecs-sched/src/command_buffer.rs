@@ -154,6 +154,28 @@ impl CommandBuffer {
         self.queue.despawn(entity);
     }
 
+    /// Enables or disables `entity`'s enableable `T` when applied (see
+    /// `World::set_enabled`; no row moves); skipped (and reported) if the entity is gone,
+    /// lacks `T`, or `T` is not enableable.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::CommandBuffer;
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned, 1u32));
+    /// let mut buffer = CommandBuffer::new();
+    /// buffer.set_enabled::<Stunned>(e, false);
+    /// buffer.set_enabled::<u32>(e, false); // not enableable: reported
+    /// let errors = buffer.apply(&mut world);
+    /// assert_eq!(errors.len(), 1);
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(false));
+    /// ```
+    pub fn set_enabled<T: Component>(&mut self, entity: Entity, enabled: bool) {
+        self.queue.set_enabled::<T>(entity, enabled);
+    }
+
     /// Runs `f` with the world when applied.
     ///
     /// ```

@@ -159,8 +159,11 @@ pub mod prelude {
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
 
-    // Enableable components (issue 18).
-    pub use ecs_query::{Disabled, EnabledRO, EnabledRW, IgnoreEnabled};
+    // Enableable components, chunk components and compaction (issue 18).
+    pub use ecs_core::CompactReport;
+    pub use ecs_query::{
+        ChunkMut, ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled,
+    };
 }
 
 /// The README's quickstart, compiled and run as a doctest.

@@ -89,6 +89,8 @@ enum Op {
     },
     Contains(Pick),
     Clear,
+    /// `World::compact`: frees spare chunks and moves chunk blocks; nothing observable changes.
+    Compact,
 }
 
 /// The world a case runs on.
@@ -304,6 +306,11 @@ impl Harness {
                 self.model.clear();
                 assert!(self.world.is_empty());
             }
+            Op::Compact => {
+                let report = self.world.compact();
+                assert_eq!(report.chunks_after, self.world.chunk_pool().stats().chunks);
+                assert_eq!(report.blocks_after, self.world.chunk_pool().stats().blocks);
+            }
         }
     }
 
@@ -507,6 +514,7 @@ fn op(avail: Vec<usize>) -> impl Strategy<Value = Op> {
         1 => (pick(), kind).prop_map(|(target, kind)| Op::Has { target, kind }),
         1 => pick().prop_map(Op::Contains),
         1 => Just(Op::Clear),
+        1 => Just(Op::Compact),
     ]
 }
 

@@ -1,0 +1,411 @@
+//! Chunk components: one value per chunk, shared by all of its rows (Unity's chunk
+//! components), e.g. the bounding box of a chunk's positions, which a culling pass reads to
+//! skip whole chunks.
+//!
+//! A type opts in with [`World::register_chunk_component`] before its first use. From then
+//! on every chunk of every archetype carries one value of it, boxed beside the chunk's block
+//! (in the chunk record, like the enable masks), not among its rows:
+//!
+//! ```text
+//! Chunk record                                       Chunk block (16 KiB)
+//! | data ─────────────────────────────────────────▶ | Entity[..cap] | A[..cap] | B[..cap] |
+//! | len, ticks, masks                                 
+//! | values: [ (Bounds id, Box<Bounds>), (Lod id, Box<Lod>) ]   one per chunk component type
+//! ```
+//!
+//! What a value is:
+//! - A chunk that joins an archetype's chunk list (a new one, or the spare reused) starts
+//!   with `C::default()`, also after it emptied and was kept as the spare: a value never
+//!   outlives the rows it described.
+//! - Values do not follow rows. A row moving to another archetype (or, by swap-remove, to
+//!   another chunk of its own) leaves the value where it is; `World::compact` moves a chunk's
+//!   block, and the value stays with the chunk.
+//! - Reads and writes are not change-detected (there is no column tick for them), and
+//!   snapshots do not record them: a restored world's chunks start from `Default`.
+//!
+//! Cost: one heap value per chunk per registered type (a few bytes beside a 16 KiB block),
+//! and nothing for worlds that register none (the list stays unallocated).
+//!
+//! Reads and writes go through the chunk ([`Chunk::chunk_values`]), the world
+//! ([`World::chunk_component`] / [`World::chunk_component_mut`] for an entity's chunk) and
+//! `ecs-query`'s `ChunkRO<C>` / `ChunkRW<C>` elements and `ChunkView::chunk_value(_mut)`.
+
+use std::any::{type_name, TypeId};
+use std::cell::UnsafeCell;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::chunk::Chunk;
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::error::ComponentError;
+use crate::world::World;
+
+/// A chunk component value, type-erased: it can be put back to its default.
+pub(crate) trait ChunkValue: Send + Sync + 'static {
+    fn reset(&mut self);
+}
+
+impl<C: Component + Default> ChunkValue for C {
+    fn reset(&mut self) {
+        *self = C::default();
+    }
+}
+
+/// The value cell of one chunk component in one chunk. `UnsafeCell`: the query layer writes
+/// values through `&Chunk` under its declared access (see [`ChunkValues::ptr`]).
+type Cell = Box<UnsafeCell<dyn ChunkValue>>;
+
+/// One registered chunk component type: how to make its default value.
+#[derive(Clone, Copy)]
+pub(crate) struct ChunkKind {
+    id: ComponentId,
+    type_id: TypeId,
+    make: fn() -> Cell,
+}
+
+impl ChunkKind {
+    fn of<C: Component + Default>(id: ComponentId) -> Self {
+        fn make<C: Component + Default>() -> Cell {
+            Box::new(UnsafeCell::new(C::default()))
+        }
+        Self {
+            id,
+            type_id: TypeId::of::<C>(),
+            make: make::<C>,
+        }
+    }
+}
+
+struct Slot {
+    id: ComponentId,
+    type_id: TypeId,
+    value: Cell,
+}
+
+/// The chunk component values of one chunk, one per registered chunk component type.
+///
+/// # Invariants
+/// 1. Slot `s` holds a value of the type of the archetype's chunk kind `s` (same id and
+///    `TypeId`), for every kind: an archetype fits each chunk to its kinds before the chunk
+///    holds rows, and again whenever a type is registered.
+/// 2. A value is written only through `&mut ChunkValues` or through the pointer of
+///    [`ChunkValues::ptr`] by a holder of write access to its component.
+#[derive(Default)]
+pub struct ChunkValues {
+    slots: Vec<Slot>,
+}
+
+impl ChunkValues {
+    /// Number of values (registered chunk component types).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default)]
+    /// struct Bounds(f32);
+    /// let mut world = World::new();
+    /// world.register_chunk_component::<Bounds>();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].chunk_values().len(), 1);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the chunk carries no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The value of chunk component `C` (`id` its component id), if it is one.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default, Debug, PartialEq)]
+    /// struct Bounds(f32);
+    /// let mut world = World::new();
+    /// let id = world.register_chunk_component::<Bounds>();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].chunk_values().get::<Bounds>(id), Some(&Bounds(0.0)));
+    /// assert_eq!(arch.chunks()[0].chunk_values().get::<u8>(id), None); // wrong type
+    /// ```
+    pub fn get<C: Component>(&self, id: ComponentId) -> Option<&C> {
+        let slot = self.slots.iter().find(|s| s.id == id)?;
+        (slot.type_id == TypeId::of::<C>()).then(|| {
+            // SAFETY: the slot holds a `C` (`TypeId` checked). Writers hold `&mut self` or
+            // the component's write access (invariant 2), which excludes this shared read
+            // as it excludes `World::get` beside a writing query.
+            unsafe { &*slot.value.get().cast::<C>() }
+        })
+    }
+
+    /// The value of chunk component `C`, mutably.
+    pub(crate) fn get_mut<C: Component>(&mut self, id: ComponentId) -> Option<&mut C> {
+        let slot = self.slots.iter_mut().find(|s| s.id == id)?;
+        if slot.type_id != TypeId::of::<C>() {
+            return None;
+        }
+        let value: *mut dyn ChunkValue = slot.value.get_mut();
+        // SAFETY: the slot holds a `C` (`TypeId` checked), borrowed exclusively through
+        // `&mut self` for the returned lifetime.
+        Some(unsafe { &mut *value.cast::<C>() })
+    }
+
+    /// Address of the value in slot `slot` (the archetype's chunk kind `slot`, see
+    /// [`Archetype::chunk_value_slot`](crate::Archetype::chunk_value_slot)). Computing it is
+    /// safe; reading or writing through it is the caller's business: it is a value of that
+    /// kind's type, written only under write access to that component (invariant 2).
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    #[inline]
+    pub fn ptr(&self, slot: usize) -> NonNull<u8> {
+        let cell: &UnsafeCell<dyn ChunkValue> = &self.slots[slot].value;
+        NonNull::new(cell.get().cast::<u8>()).expect("a box is never null")
+    }
+
+    /// Makes the values match `kinds`: with `reset`, every value goes back to its default;
+    /// kinds without a value get a default one.
+    pub(crate) fn fit(&mut self, kinds: &[ChunkKind], reset: bool) {
+        if reset {
+            for slot in &mut self.slots {
+                slot.value.get_mut().reset();
+            }
+        }
+        for kind in &kinds[self.slots.len().min(kinds.len())..] {
+            self.slots.push(Slot {
+                id: kind.id,
+                type_id: kind.type_id,
+                value: (kind.make)(),
+            });
+        }
+    }
+
+    /// Asserts invariant 1 against the archetype's `kinds`.
+    pub(crate) fn check(&self, kinds: &[ChunkKind], what: &dyn Fn() -> String) {
+        assert_eq!(self.slots.len(), kinds.len(), "{}: chunk values", what());
+        for (slot, kind) in self.slots.iter().zip(kinds) {
+            assert!(
+                slot.id == kind.id && slot.type_id == kind.type_id,
+                "{}: chunk value of {:?} in the slot of {:?}",
+                what(),
+                slot.id,
+                kind.id
+            );
+        }
+    }
+}
+
+impl std::fmt::Debug for ChunkValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.slots.iter().map(|s| s.id))
+            .finish()
+    }
+}
+
+/// The world's chunk component kinds, shared by every archetype.
+pub(crate) type ChunkKinds = Arc<[ChunkKind]>;
+
+/// `kinds` plus the kind of `C`.
+pub(crate) fn with_kind<C: Component + Default>(
+    kinds: &[ChunkKind],
+    id: ComponentId,
+) -> ChunkKinds {
+    kinds
+        .iter()
+        .copied()
+        .chain([ChunkKind::of::<C>(id)])
+        .collect()
+}
+
+/// The slot of component `id` among `kinds`.
+pub(crate) fn slot_in(kinds: &[ChunkKind], id: ComponentId) -> Option<usize> {
+    kinds.iter().position(|k| k.id == id)
+}
+
+impl World {
+    /// Makes `C` a chunk component: every chunk of every archetype carries one `C`, shared by
+    /// its rows, starting as `C::default()` whenever a chunk joins an archetype (see the
+    /// module docs). Returns `C`'s id; calling it again is a no-op.
+    ///
+    /// Cost: one boxed `C` per chunk (existing chunks get theirs now).
+    ///
+    /// # Panics
+    /// If `C` was already registered as a plain component: register it before its first use.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default, Debug, PartialEq)]
+    /// struct Bounds { min: f32, max: f32 }
+    /// let mut world = World::new();
+    /// let id = world.register_chunk_component::<Bounds>();
+    /// assert!(world.components().info(id).is_chunk_component());
+    /// let e = world.spawn((3.0f32,));
+    /// world.chunk_component_mut::<Bounds>(e).unwrap().max = 3.0;
+    /// let f = world.spawn((5.0f32,)); // same chunk: same value
+    /// assert_eq!(world.chunk_component::<Bounds>(f), Ok(&Bounds { min: 0.0, max: 3.0 }));
+    /// ```
+    pub fn register_chunk_component<C: Component + Default>(&mut self) -> ComponentId {
+        if let Some(id) = self.component_id::<C>() {
+            assert!(
+                self.components().info(id).is_chunk_component(),
+                "`{}` is already registered as a plain component: register it as a chunk \
+                 component before its first use",
+                type_name::<C>()
+            );
+            return id;
+        }
+        let (_, components, graph) = self.parts_mut();
+        let id = components.register::<C>();
+        components.set_chunk_component(id);
+        let kinds = with_kind::<C>(graph.chunk_kinds(), id);
+        graph.set_chunk_kinds(kinds);
+        id
+    }
+
+    /// The value of chunk component `C` in the chunk that holds `entity`. O(1) plus a scan of
+    /// the (few) chunk component types.
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] for a stale handle, and
+    /// [`ComponentError::NotChunkComponent`] if `C` was not registered with
+    /// [`World::register_chunk_component`].
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, World};
+    /// #[derive(Default, Debug, PartialEq)]
+    /// struct Visible(bool);
+    /// let mut world = World::new();
+    /// world.register_chunk_component::<Visible>();
+    /// let e = world.spawn((1u8,));
+    /// assert_eq!(world.chunk_component::<Visible>(e), Ok(&Visible(false)));
+    /// assert!(matches!(world.chunk_component::<u8>(e), Err(ComponentError::NotChunkComponent { .. })));
+    /// ```
+    pub fn chunk_component<C: Component>(&self, entity: Entity) -> Result<&C, ComponentError> {
+        let (chunk, id) = self.chunk_of::<C>(entity)?;
+        Ok(chunk
+            .chunk_values()
+            .get::<C>(id)
+            .expect("every chunk carries every chunk component (ChunkValues invariant 1)"))
+    }
+
+    /// The value of chunk component `C` in the chunk that holds `entity`, mutably: every row
+    /// of that chunk sees the change.
+    ///
+    /// # Errors
+    /// As [`World::chunk_component`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default)]
+    /// struct Visible(bool);
+    /// let mut world = World::new();
+    /// world.register_chunk_component::<Visible>();
+    /// let (a, b) = (world.spawn((1u8,)), world.spawn((2u8,)));
+    /// world.chunk_component_mut::<Visible>(a).unwrap().0 = true;
+    /// assert!(world.chunk_component::<Visible>(b).unwrap().0);
+    /// ```
+    pub fn chunk_component_mut<C: Component>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<&mut C, ComponentError> {
+        self.flush();
+        let (loc, id) = self.chunk_component_id::<C>(entity)?;
+        let (_, _, graph) = self.parts_mut();
+        let arch = &mut graph.as_mut_slice()[loc.archetype.index()];
+        Ok(arch
+            .chunk_of_row(loc.row as usize)
+            .chunk_values_mut()
+            .get_mut::<C>(id)
+            .expect("every chunk carries every chunk component (ChunkValues invariant 1)"))
+    }
+
+    fn chunk_of<C: Component>(
+        &self,
+        entity: Entity,
+    ) -> Result<(&Chunk, ComponentId), ComponentError> {
+        let (loc, id) = self.chunk_component_id::<C>(entity)?;
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let (c, _) = arch.split_row(loc.row as usize);
+        Ok((&arch.chunks()[c], id))
+    }
+
+    fn chunk_component_id<C: Component>(
+        &self,
+        entity: Entity,
+    ) -> Result<(crate::Location, ComponentId), ComponentError> {
+        let loc = self
+            .location(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        let not = ComponentError::NotChunkComponent {
+            component: type_name::<C>(),
+        };
+        let id = self.component_id::<C>().ok_or(not)?;
+        if !self.components().info(id).is_chunk_component() {
+            return Err(not);
+        }
+        Ok((loc, id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ComponentError, World};
+
+    #[derive(Default, Debug, PartialEq)]
+    struct Bounds(Vec<u32>);
+
+    #[test]
+    fn values_are_per_chunk_default_on_reuse_and_stay_behind_moving_rows() {
+        let mut world = World::with_test_chunk_size(128);
+        let e0 = world.spawn((0u32,)); // before registration: retrofitted
+        world.register_chunk_component::<Bounds>();
+        world.check_invariants();
+        let es: Vec<_> = std::iter::once(e0)
+            .chain((1..40u32).map(|i| world.spawn((i,))))
+            .collect();
+        // Each chunk's value lists the rows it had when written.
+        for &e in &es {
+            let v = *world.get::<u32>(e).unwrap();
+            world.chunk_component_mut::<Bounds>(e).unwrap().0.push(v);
+        }
+        let first = world.chunk_component::<Bounds>(es[0]).unwrap().0.clone();
+        assert!(first.len() > 1 && first.len() < 40, "{first:?}");
+        for &e in &es[..first.len()] {
+            assert_eq!(world.chunk_component::<Bounds>(e).unwrap().0, first);
+        }
+        // A row moving to another archetype finds that archetype's chunk value there.
+        world.insert_one(es[0], 1u8).unwrap();
+        assert_eq!(world.chunk_component::<Bounds>(es[0]), Ok(&Bounds(vec![])));
+        assert_eq!(world.chunk_component::<Bounds>(es[1]).unwrap().0, first);
+        // Emptied chunks come back with the default.
+        for &e in &es[1..] {
+            world.despawn(e).unwrap();
+        }
+        let e = world.spawn((7u32,));
+        assert_eq!(world.chunk_component::<Bounds>(e), Ok(&Bounds(vec![])));
+        world.check_invariants();
+        assert_eq!(
+            world.chunk_component::<Bounds>(es[1]),
+            Err(ComponentError::NoSuchEntity(es[1]))
+        );
+        // Compaction keeps values with their chunks.
+        world.chunk_component_mut::<Bounds>(e).unwrap().0.push(9);
+        world.compact();
+        assert_eq!(world.chunk_component::<Bounds>(e), Ok(&Bounds(vec![9])));
+        world.check_invariants();
+    }
+
+    #[test]
+    #[should_panic(expected = "already registered as a plain component")]
+    fn late_registration_panics() {
+        let mut world = World::new();
+        world.spawn((Bounds::default(),));
+        world.register_chunk_component::<Bounds>();
+    }
+}

@@ -26,6 +26,9 @@
 //! `clone` per value. A snapshot does not depend on the chunk size: rows are stored densely per
 //! archetype and restored into whatever chunks the target world uses.
 //!
+//! Enableable components keep their disabled rows. Chunk component values are not saved:
+//! restored chunks start from `Default`, as any chunk joining an archetype does.
+//!
 //! Restoring keeps every archetype (the list is append-only, so `QueryState`s built before stay
 //! valid: they cache archetype ids and column offsets), empties them, refills the ones the
 //! snapshot names, and rebuilds entity locations from the rows. The change tick never goes

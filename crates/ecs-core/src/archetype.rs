@@ -600,6 +600,7 @@ impl Archetype {
             let mut commit = CommitRows {
                 arch: self,
                 written: 0,
+                tick,
             };
             for r in start..cap {
                 let Some((entity, bundle)) = next(commit.arch.len + commit.written) else {
@@ -925,10 +926,13 @@ pub(crate) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
 }
 
 /// Adds `written` rows to the last chunk and to the archetype when dropped, also while
-/// unwinding, so a panicking bundle iterator leaves every written row counted.
+/// unwinding, so a panicking bundle iterator leaves every written row counted; and stamps the
+/// chunk's columns and structure with `tick`, so change filters see the new rows also when
+/// they went into a chunk that already held rows (issue #13, defect 1).
 struct CommitRows<'a> {
     arch: &'a mut Archetype,
     written: usize,
+    tick: u64,
 }
 
 impl Drop for CommitRows<'_> {
@@ -938,7 +942,14 @@ impl Drop for CommitRows<'_> {
             .chunks
             .last_mut()
             .expect("rows are written into a chunk");
-        chunk.set_len(chunk.len() + self.written);
+        let start = chunk.len();
+        chunk.set_len(start + self.written);
+        if self.written > 0 {
+            chunk.mark_structural(self.tick);
+            for col in 0..self.arch.columns.len() {
+                chunk.mark_changed(col, self.tick);
+            }
+        }
         self.arch.len += self.written;
         self.arch.release_empty_tail();
     }

@@ -230,3 +230,19 @@ fn an_unadvanced_iterator_stamps_nothing() {
     );
     assert_eq!(first, chunk_mates(&world, first[0]));
 }
+
+/// Issue #13, defect 1: `spawn_batch` into a partly filled chunk must stamp that chunk, or a
+/// `Changed<T>` reader never sees the new rows.
+#[test]
+fn spawn_batch_into_a_partly_filled_chunk_is_seen_by_changed() {
+    let mut world = World::new();
+    let old: Vec<Entity> = world.spawn_batch((0..3u32).map(|i| (Hp(i),))).collect();
+    let mut changed = QueryState::<Seen>::new(&mut world);
+    assert_eq!(changed.iter(&world).count(), old.len()); // first run: everything
+    assert_eq!(changed.iter(&world).count(), 0);
+    let mut new: Vec<Entity> = world.spawn_batch((0..5u32).map(|i| (Hp(i),))).collect();
+    new.sort();
+    let got: Vec<Entity> = changed.iter(&world).map(|(e, ())| e).collect();
+    assert!(new.iter().all(|e| got.contains(e)), "{got:?} misses some of {new:?}");
+    assert_eq!(changed.iter(&world).count(), 0);
+}

@@ -23,12 +23,9 @@ const ENTITIES: u32 = 100_000;
 
 fn population() -> World {
     let mut world = World::new();
-    world.spawn_batch((0..ENTITIES).map(|i| {
-        (
-            Life(i % 10 + 1),
-            Position(Vec3::new(i as f32, 0.0, 0.0)),
-        )
-    }));
+    world.spawn_batch(
+        (0..ENTITIES).map(|i| (Life(i % 10 + 1), Position(Vec3::new(i as f32, 0.0, 0.0)))),
+    );
     world
 }
 
@@ -57,7 +54,10 @@ fn expire_seq(mut q: Query<(Entity, RefRW<Life>, RefRO<Position>)>, mut commands
 /// schedule run on two threads: the loop plus applying 20,000 commands.
 fn par_commands_100k(c: &mut Criterion) {
     let mut group = c.benchmark_group("par_commands_100k");
-    for (name, parallel) in [("par_for_each_commands", true), ("sequential_commands", false)] {
+    for (name, parallel) in [
+        ("par_for_each_commands", true),
+        ("sequential_commands", false),
+    ] {
         let mut world = population();
         let mut schedule = Schedule::with_threads(2);
         if parallel {

@@ -16,6 +16,7 @@ use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::entity::Entity;
+use crate::row_ticks::RowMarks;
 use crate::signature::Signature;
 
 /// Index of an archetype in its world. Ids are stable: archetypes are never removed.
@@ -114,6 +115,10 @@ pub struct Archetype {
     chunks: Vec<Chunk>,
     spare: Option<Chunk>,
     len: usize,
+    /// Per column, the row marks its type keeps (`row_ticks`), as its registry says.
+    marks: Box<[RowMarks]>,
+    /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
+    any_marks: bool,
 }
 
 /// An archetype whose single row does not fit in one chunk.
@@ -160,7 +165,9 @@ impl Archetype {
         id: ArchetypeId,
         infos: &[&ComponentInfo],
         chunk_size: usize,
+        marks: &[RowMarks],
     ) -> Result<Self, RowTooLarge> {
+        debug_assert_eq!(infos.len(), marks.len());
         debug_assert!(
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
             "ids not ascending"
@@ -205,7 +212,85 @@ impl Archetype {
             chunks: Vec::new(),
             spare: None,
             len: 0,
+            marks: marks.into(),
+            any_marks: marks.iter().any(|m| *m != RowMarks::NONE),
         })
+    }
+
+    /// Switches on the row marks `marks` for column `col` in every chunk (and the spare).
+    pub(crate) fn enable_marks(&mut self, col: usize, marks: RowMarks) {
+        let want = self.marks[col].union(marks);
+        if want == self.marks[col] {
+            return;
+        }
+        self.marks[col] = want;
+        self.any_marks = true;
+        let (columns, cap) = (self.columns.len(), self.layout.capacity());
+        for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
+            chunk.enable_marks(columns, cap, col, want);
+        }
+    }
+
+    /// The row marks column `col` keeps.
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.row_marks(0), RowMarks::NONE);
+    /// ```
+    pub fn row_marks(&self, col: usize) -> RowMarks {
+        self.marks[col]
+    }
+
+    /// Carries the row marks of row `from` of `src` to row `to` of `dst`, column by column
+    /// along `src_to_dst` (`REMOVED`-free entries only), for a row moved between archetypes.
+    pub(crate) fn carry_marks(
+        src: &Archetype,
+        from: RowAddr,
+        dst: &mut Archetype,
+        to: RowAddr,
+        src_to_dst: impl Iterator<Item = (usize, usize)>,
+        now: u64,
+    ) {
+        if !dst.any_marks {
+            return;
+        }
+        for (c, d) in src_to_dst {
+            if dst.marks[d] != RowMarks::NONE {
+                let ticks = src.chunks[from.chunk].row_marks(c, from.r, now);
+                dst.chunks[to.chunk].set_row_marks(d, to.r, ticks, now);
+            }
+        }
+    }
+
+    /// Records that the values of `cols` at `addr` were written at `tick` (and, if `added`,
+    /// that the row gained them then).
+    pub(crate) fn stamp_row(&mut self, addr: RowAddr, cols: &[u32], added: bool, tick: u64) {
+        let chunk = &mut self.chunks[addr.chunk];
+        for &c in cols {
+            let c = c as usize;
+            chunk.mark_changed(c, tick);
+            if self.marks[c] != RowMarks::NONE {
+                let (_, old_added) = chunk.row_marks(c, addr.r, tick);
+                let add = if added { tick as u32 } else { old_added };
+                chunk.set_row_marks(c, addr.r, (tick as u32, add), tick);
+            }
+        }
+    }
+
+    /// Copies the row marks of the row at `from` to `to`, both of this archetype.
+    fn move_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
+        if !self.any_marks {
+            return;
+        }
+        for c in 0..self.columns.len() {
+            if self.marks[c] != RowMarks::NONE {
+                let ticks = self.chunks[from.chunk].row_marks(c, from.r, now);
+                self.chunks[to.chunk].set_row_marks(c, to.r, ticks, now);
+            }
+        }
     }
 
     /// This archetype's id.
@@ -514,13 +599,6 @@ impl Archetype {
         self.columns[col].size
     }
 
-    /// Chunk of archetype row `row`, for stamping ticks.
-    #[inline]
-    pub(crate) fn chunk_of_row(&mut self, row: usize) -> &mut Chunk {
-        let (chunk, _) = self.split_row(row);
-        &mut self.chunks[chunk]
-    }
-
     /// Appends a row for `entity` and returns its address (`.row()` is its index). The component
     /// cells of the new row are uninitialised: the caller must write every column before the
     /// row is read or removed.
@@ -562,12 +640,13 @@ impl Archetype {
         let chunk = match self.spare.take() {
             Some(mut spare) => {
                 spare.mark_structural(tick);
+                spare.reset_marks();
                 for col in 0..self.columns.len() {
                     spare.mark_changed(col, tick);
                 }
                 spare
             }
-            None => Chunk::new(&self.layout, tick),
+            None => Chunk::new(&self.layout, tick, &self.marks),
         };
         self.chunks.push(chunk);
     }
@@ -640,6 +719,7 @@ impl Archetype {
                     copy_value(src.as_ptr(), dst.as_ptr(), self.column_size(col));
                 }
             }
+            self.move_marks(from, to, tick);
             Some(self.move_entity_id(from, to, tick))
         } else {
             None
@@ -670,6 +750,7 @@ impl Archetype {
                     std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
                 }
             }
+            self.move_marks(from, to, tick);
             Some(self.move_entity_id(from, to, tick))
         } else {
             None
@@ -779,6 +860,11 @@ impl Archetype {
             assert_eq!(info.id(), meta.id, "{id:?}: registry entry of column {c}");
             assert_eq!(meta.name, info.name(), "{id:?}: type of column {c}");
             assert_eq!(meta.size, info.size(), "{id:?}: size of column {c}");
+            assert_eq!(
+                self.marks[c],
+                components.row_marks(meta.id),
+                "{id:?}: row marks of column {c}"
+            );
             let same_drop = match (meta.drop, info.drop_fn()) {
                 (None, None) => true,
                 (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
@@ -851,6 +937,7 @@ impl Archetype {
                 self.id
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
+            chunk.check_marks(self.columns.len(), cap, &self.marks);
             for (r, &e) in chunk.entities().iter().enumerate() {
                 entity_at(e, i * cap + r);
             }
@@ -945,9 +1032,15 @@ impl Drop for CommitRows<'_> {
         let start = chunk.len();
         chunk.set_len(start + self.written);
         if self.written > 0 {
-            chunk.mark_structural(self.tick);
+            let tick = self.tick;
+            chunk.mark_structural(tick);
             for col in 0..self.arch.columns.len() {
-                chunk.mark_changed(col, self.tick);
+                chunk.mark_changed(col, tick);
+                if self.arch.marks[col] != RowMarks::NONE {
+                    for r in start..start + self.written {
+                        chunk.set_row_marks(col, r, (tick as u32, tick as u32), tick);
+                    }
+                }
             }
         }
         self.arch.len += self.written;

@@ -21,6 +21,7 @@ use std::ptr::NonNull;
 use smallvec::SmallVec;
 
 use crate::entity::Entity;
+use crate::row_ticks::{ChangeWindow, ColumnMarks, RowMarks};
 use crate::sync::{AtomicU64, Ordering};
 
 /// The smallest alignment of a chunk allocation: one cache line.
@@ -318,7 +319,8 @@ const INLINE_COLUMNS: usize = 8;
 ///
 /// # Invariants
 /// 1. `data` is a live allocation of `layout.alloc_layout()` for the archetype's `layout`, and
-///    `changed.len() == layout.columns()`.
+///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row marks) or
+///    has one entry per column, whose arrays hold `layout.capacity()` ticks.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
 ///    column are initialised; rows `len..` are not.
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
@@ -347,6 +349,9 @@ pub struct Chunk {
     changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
     /// The tick of the last row added, moved in or moved within this chunk.
     structural: u64,
+    /// Per component column, its row marks (`row_ticks`), for the types some `Changed` or
+    /// `Added` reader asked about; empty when no column keeps any.
+    marks: Box<[ColumnMarks]>,
 }
 
 // SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
@@ -358,7 +363,7 @@ unsafe impl Sync for Chunk {}
 
 impl Chunk {
     /// Allocates an empty chunk for `layout`.
-    pub(crate) fn new(layout: &ChunkLayout, tick: u64) -> Self {
+    pub(crate) fn new(layout: &ChunkLayout, tick: u64, marks: &[RowMarks]) -> Self {
         let alloc = layout.alloc_layout();
         // SAFETY: `alloc` has a non-zero size (`chunk_size >= 128`, checked by the world).
         let raw = unsafe { alloc::alloc(alloc) };
@@ -373,6 +378,211 @@ impl Chunk {
                 .map(|_| AtomicU64::new(tick))
                 .collect(),
             structural: tick,
+            marks: if marks.iter().all(|m| *m == RowMarks::NONE) {
+                Box::default()
+            } else {
+                marks
+                    .iter()
+                    .map(|&m| ColumnMarks::new(m, layout.capacity(), tick))
+                    .collect()
+            },
+        }
+    }
+
+    /// Switches on the row marks `marks` for column `col` (of `columns`), every row reading as
+    /// written (added) at the column's tick (at the chunk's structural tick): conservative,
+    /// never later than the truth.
+    pub(crate) fn enable_marks(
+        &mut self,
+        columns: usize,
+        capacity: usize,
+        col: usize,
+        marks: RowMarks,
+    ) {
+        if self.marks.is_empty() {
+            let tick = self.structural;
+            self.marks = (0..columns)
+                .map(|_| ColumnMarks::new(RowMarks::NONE, capacity, tick))
+                .collect();
+        }
+        let changed = self.changed_tick(col);
+        let structural = self.structural;
+        let m = &mut self.marks[col];
+        if marks.changed() && !m.tracks_changes() {
+            m.extend(RowMarks::CHANGED, capacity, changed);
+        }
+        if marks.added() && !m.tracks_adds() {
+            m.extend(RowMarks::ADDED, capacity, structural);
+        }
+    }
+
+    /// Asserts the lengths of the row-mark arrays.
+    pub(crate) fn check_marks(&self, columns: usize, capacity: usize, want: &[RowMarks]) {
+        if self.marks.is_empty() {
+            assert!(
+                want.iter().all(|m| *m == RowMarks::NONE),
+                "row marks missing"
+            );
+            return;
+        }
+        assert_eq!(self.marks.len(), columns, "row marks per column");
+        for (m, w) in self.marks.iter().zip(want) {
+            m.check(capacity);
+            assert!(m.kinds().contains(*w), "row marks {:?} missing", w);
+        }
+    }
+
+    /// The row marks of column `col`, if it keeps any.
+    #[inline(always)]
+    fn marks(&self, col: usize) -> Option<&ColumnMarks> {
+        self.marks.get(col)
+    }
+
+    /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
+    /// may have been written in it. Without row marks, also rows added or moved count.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.changed_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn changed_since(&self, col: usize, window: ChangeWindow) -> bool {
+        window.contains(self.changed_tick(col))
+            || (self.marks(col).is_none_or(|m| !m.tracks_changes())
+                && window.contains(self.structural))
+    }
+
+    /// Whether every row of column `col` was written in `window` (`changed_since` holds and
+    /// no row need be tested): a bulk stamp in the window, or no row marks.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.all_changed_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn all_changed_since(&self, col: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_changes() => m.all_changed(window),
+            _ => true,
+        }
+    }
+
+    /// Whether row `row` of column `col` was written (or gained its value) in `window`. Columns
+    /// without row marks answer for the whole chunk ([`Chunk::changed_since`]).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.row_changed_since(0, 0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn row_changed_since(&self, col: usize, row: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_changes() => m.row_changed(row, window),
+            _ => self.changed_since(col, window),
+        }
+    }
+
+    /// Whether some row of column `col` may have gained its component in `window` (the O(1)
+    /// chunk test of `Added`). Without add marks: whether rows were added or moved in.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.added_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn added_since(&self, col: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_adds() => window.contains(m.added_max()),
+            _ => window.contains(self.structural),
+        }
+    }
+
+    /// Whether row `row` of column `col` gained its component in `window`; columns without add
+    /// marks answer for the whole chunk ([`Chunk::added_since`]).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.row_added_since(0, 0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn row_added_since(&self, col: usize, row: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_adds() => m.row_added(row, window),
+            _ => self.added_since(col, window),
+        }
+    }
+
+    /// Records a write of rows `rows` of column `col` at `tick`: the chunk column's tick, and
+    /// (where the column keeps row marks) a bulk stamp when `rows` is every row, else one
+    /// tick per row. Through a shared reference, like [`Chunk::mark_changed_unchecked`].
+    ///
+    /// # Safety
+    /// As [`Chunk::mark_changed_unchecked`]; also `rows` lies within `0..self.len()`, and
+    /// no other thread marks the same rows of this column meanwhile (write access to them).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.advance_tick();
+    /// let tick = world.change_tick();
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// // SAFETY: this example owns the world; row 0 exists; `tick` is the world's tick.
+    /// unsafe { chunk.mark_rows_unchecked(0, 0..1, tick) };
+    /// assert_eq!(chunk.changed_tick(0), tick);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn mark_rows_unchecked(&self, col: usize, rows: std::ops::Range<usize>, tick: u64) {
+        debug_assert!(rows.end <= self.len, "rows {rows:?} past {}", self.len);
+        // SAFETY: forwarded caller contract.
+        unsafe { self.mark_changed_unchecked(col, tick) };
+        if let Some(m) = self.marks(col) {
+            let all = rows.start == 0 && rows.end == self.len;
+            m.mark(rows, all, tick);
+        }
+    }
+
+    /// Forgets a bulk stamp (a spare chunk coming back into use holds no row it covers).
+    pub(crate) fn reset_marks(&mut self) {
+        for m in self.marks.iter_mut() {
+            m.reset_bulk();
+        }
+    }
+
+    /// Row `row`'s (change, add) ticks in column `col`, `now` where not kept.
+    #[inline]
+    pub(crate) fn row_marks(&self, col: usize, row: usize, now: u64) -> (u32, u32) {
+        self.marks(col)
+            .map_or((now as u32, now as u32), |m| m.get(row, now))
+    }
+
+    /// Sets row `row`'s ticks in column `col` (a row moved or written in), keeping the chunk
+    /// column's tick and newest add no earlier than them (`ColumnMarks` invariant 2).
+    #[inline]
+    pub(crate) fn set_row_marks(&mut self, col: usize, row: usize, ticks: (u32, u32), now: u64) {
+        let changed = crate::row_ticks::widen(ticks.0, now);
+        if self.changed_tick(col) < changed {
+            self.mark_changed(col, changed);
+        }
+        let len = self.len;
+        if let Some(m) = self.marks.get_mut(col) {
+            m.set(row, len, ticks, now);
         }
     }
 

@@ -47,6 +47,7 @@ mod layout;
     reason = "resources are handed out through UnsafeCell for schedulers"
 )]
 mod resource;
+mod row_ticks; // safe: atomics and boxed slices
 mod signature;
 #[expect(
     unsafe_code,
@@ -71,6 +72,7 @@ pub use error::{ComponentError, EntityError, WorldError};
 pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, WorldLayout};
 pub use resource::Resources;
+pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;
 pub use spawn_batch::SpawnBatch;
 pub use world::{Tick, World, WorldId};

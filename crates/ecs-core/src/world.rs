@@ -22,6 +22,7 @@ use crate::error::{ComponentError, EntityError, WorldError};
 use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::layout::WorldLayout;
 use crate::resource::Resources;
+use crate::row_ticks::RowMarks;
 use crate::sync::{AtomicU64, Ordering};
 
 /// Identifies one world, so that cached query state can refuse another world.
@@ -203,6 +204,7 @@ impl World {
         // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
         // (the edge maps tuple positions to the target's columns).
         unsafe { bundle.write_row(&cells, 0) };
+        arch.stamp_row(at, &edge.bundle_cols, true, tick);
         entity
     }
 
@@ -323,10 +325,7 @@ impl World {
             // SAFETY: every element is present (`target == source`), so each cell holds an
             // initialised value of its type, and `overwrite` is all `true`.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
-            let chunk = arch.chunk_of_row(from.row());
-            for &c in &edge.bundle_cols {
-                chunk.mark_changed(c as usize, tick);
-            }
+            arch.stamp_row(from, &edge.bundle_cols, false, tick);
         } else {
             let [src, dst] = archetypes
                 .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
@@ -342,11 +341,24 @@ impl World {
                     copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
+            let carried = edge.src_to_dst.iter().enumerate();
+            Archetype::carry_marks(
+                src,
+                from,
+                dst,
+                to,
+                carried.map(|(c, &d)| (c, d as usize)),
+                tick,
+            );
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
             // `overwrite` says so); the others are fresh and uninitialised.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            // Overwritten values were written; the others were also added.
+            for (&c, &overwrite) in edge.bundle_cols.iter().zip(edge.overwrite.iter()) {
+                dst.stamp_row(to, &[c], !overwrite, tick);
+            }
             // SAFETY: every source value was copied to `dst` above (an insert keeps all source
             // columns), so the source row is moved-out.
             let moved = unsafe { src.fill_hole(from, tick) };
@@ -441,6 +453,15 @@ impl World {
                 }
             }
         }
+        let kept = src_to_dst.iter().enumerate().filter(|(_, &d)| d != REMOVED);
+        Archetype::carry_marks(
+            src,
+            from,
+            dst,
+            to,
+            kept.map(|(c, &d)| (c, d as usize)),
+            tick,
+        );
         // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the
@@ -607,7 +628,7 @@ impl World {
     /// ```
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
-        let (ptr, _, _) = self.component_cell::<T>(entity)?;
+        let (ptr, _, _, _) = self.component_cell::<T>(entity)?;
         // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
         // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
         Ok(unsafe { ptr.cast::<T>().as_ref() })
@@ -628,9 +649,10 @@ impl World {
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let tick = self.change_tick();
-        let (ptr, chunk, col) = self.component_cell::<T>(entity)?;
-        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick.
-        unsafe { chunk.mark_changed_unchecked(col, tick) };
+        let (ptr, chunk, col, r) = self.component_cell::<T>(entity)?;
+        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick;
+        // `r` is the entity's row in `chunk`.
+        unsafe { chunk.mark_rows_unchecked(col, r..r + 1, tick) };
         // SAFETY: as in `get`, and `&mut self` makes this the only reference.
         Ok(unsafe { ptr.cast::<T>().as_mut() })
     }
@@ -639,7 +661,7 @@ impl World {
     fn component_cell<T: Component>(
         &self,
         entity: Entity,
-    ) -> Result<(NonNull<u8>, &Chunk, usize), ComponentError> {
+    ) -> Result<(NonNull<u8>, &Chunk, usize, usize), ComponentError> {
         let loc = self
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
@@ -650,10 +672,10 @@ impl World {
         let id = self.components.id::<T>().ok_or_else(missing)?;
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
         let col = arch.column(id).ok_or_else(missing)?;
-        let (chunk, _) = arch.split_row(loc.row as usize);
+        let (chunk, r) = arch.split_row(loc.row as usize);
         // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
         let ptr = unsafe { arch.cell(loc.row as usize, col) };
-        Ok((ptr, &arch.chunks()[chunk], col))
+        Ok((ptr, &arch.chunks()[chunk], col, r))
     }
 
     /// Whether `entity` is alive and has a `T`.
@@ -794,6 +816,37 @@ impl World {
     #[inline]
     pub fn advance_tick(&self) -> Tick {
         self.change_tick.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Switches on per-row marks for component `id` (see `row_ticks` in the crate's modules):
+    /// change ticks for `Changed<T>`, add ticks for `Added<T>`. Query states call this when
+    /// they are built, so a type no such filter asks about keeps no row marks at all. Existing
+    /// rows read as written (added) at their chunk's last write (last structural change):
+    /// never later than the truth, so a reader built before the switch misses nothing.
+    ///
+    /// Cost: O(chunks of archetypes with `id`) the first time, nothing afterwards.
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let id = world.component_id::<u32>().unwrap();
+    /// world.enable_row_marks(id, RowMarks::CHANGED);
+    /// assert_eq!(world.components().row_marks(id), RowMarks::CHANGED);
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.row_marks(0), RowMarks::CHANGED);
+    /// world.check_invariants();
+    /// ```
+    pub fn enable_row_marks(&mut self, id: ComponentId, marks: RowMarks) {
+        if self.components.row_marks(id).contains(marks) {
+            return;
+        }
+        self.components.add_row_marks(id, marks);
+        for arch in self.archetypes.as_mut_slice() {
+            if let Some(col) = arch.column(id) {
+                arch.enable_marks(col, marks);
+            }
+        }
     }
 
     // ----- reports --------------------------------------------------------------------------

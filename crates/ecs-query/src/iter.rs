@@ -5,7 +5,7 @@ use std::any::{type_name, TypeId};
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 
-use ecs_core::{Archetype, Chunk, Component, Entity, Tick, World};
+use ecs_core::{Archetype, ChangeWindow, Chunk, Component, Entity, Tick, World};
 
 use crate::access::Access;
 use crate::fetch::{ExactQuery, WorldQuery};
@@ -53,6 +53,9 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery =
     arch: Option<&'w Archetype>,
     chunks: std::slice::Iter<'w, Chunk>,
     fetch: Option<D::Fetch>,
+    /// The chunk being walked, and whether its rows are tested one by one.
+    chunk: Option<&'w Chunk>,
+    test_rows: bool,
     row: usize,
     len: usize,
     remaining: usize,
@@ -99,6 +102,8 @@ where
             arch: None,
             chunks: [].iter(),
             fetch: None,
+            chunk: None,
+            test_rows: false,
             row: 0,
             len: 0,
             remaining,
@@ -116,25 +121,37 @@ where
 
     #[inline]
     fn next(&mut self) -> Option<D::Item<'w>> {
+        let window = ChangeWindow::new(self.tick, self.last_seen);
         loop {
             if self.row < self.len {
                 let row = self.row;
                 self.row += 1;
                 self.remaining -= 1;
+                let chunk = self.chunk.expect("set with `fetch`");
+                let k = self.next_archetype - 1;
+                if self.test_rows && !self.state.row_passes(k, chunk, row, window) {
+                    continue;
+                }
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
-                // each row is yielded once (invariant 2); access is the creator's contract.
-                return Some(unsafe { D::item(self.fetch.as_mut().unwrap_unchecked(), row) });
+                // each row is yielded once (invariant 2), marked as written as it goes; access
+                // and `tick` are the creator's contract.
+                return Some(unsafe {
+                    D::mark_rows(self.state.cached(k), chunk, row..row + 1, self.tick);
+                    D::item(self.fetch.as_mut().unwrap_unchecked(), row)
+                });
             }
             if let Some(chunk) = self.chunks.next() {
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
                 let k = self.next_archetype - 1;
-                if state.chunk_passes(k, chunk, self.last_seen) {
+                if state.chunk_passes(k, chunk, window) {
                     let i = arch.chunks().len() - self.chunks.len() - 1;
                     state.prefetch_next(k, arch, i);
                     // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
                     // which owns `chunk`; access and `tick` are the creator's contract.
                     self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                    self.chunk = Some(chunk);
+                    self.test_rows = !state.rows_all_pass(k, chunk, window);
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
@@ -152,7 +169,7 @@ where
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         // Without change filters nothing is skipped and `remaining` is exact.
-        let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED;
+        let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED && !QueryState::<Q, F>::ROW_FILTERED;
         (if exact { self.remaining } else { 0 }, Some(self.remaining))
     }
 }
@@ -204,8 +221,12 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         chunk: &'w Chunk,
         tick: Tick,
     ) -> Self {
-        // SAFETY: forwarded caller contract.
-        let fetch = unsafe { Q::fetch(cached, chunk, tick) };
+        // SAFETY: forwarded caller contract; the view hands out every row of the chunk, so
+        // every row is marked (a bulk stamp).
+        let fetch = unsafe {
+            Q::mark_rows(cached, chunk, 0..chunk.len(), tick);
+            Q::fetch(cached, chunk, tick)
+        };
         Self {
             world,
             access,

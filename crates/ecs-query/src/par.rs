@@ -152,6 +152,28 @@ struct Task<'w, A> {
     arch: &'w Archetype,
     chunk: &'w Chunk,
     rows: Range<usize>,
+    /// With a row filter that not every row of the chunk passes: the state that tests rows,
+    /// and the chunk's matched-archetype index.
+    rows_of: Option<(&'w dyn RowTest, usize)>,
+}
+
+/// A query state's row test, without its type parameters (tasks are handed to `run_rows`,
+/// which is generic over the item type only).
+trait RowTest: Sync {
+    fn passes(&self, k: usize, chunk: &Chunk, row: usize, window: ecs_core::ChangeWindow) -> bool;
+}
+
+impl<Q: WorldQuery, F: QueryFilter> RowTest for QueryState<Q, F>
+where
+    QueryState<Q, F>: Sync,
+{
+    fn passes(&self, k: usize, chunk: &Chunk, row: usize, window: ecs_core::ChangeWindow) -> bool {
+        self.row_passes(k, chunk, row, window)
+    }
+}
+
+fn split_is_chunks(split: Split) -> bool {
+    matches!(split, Split::Chunks)
 }
 
 /// How tasks cut chunks.
@@ -189,10 +211,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for (k, id) in self.matched_archetypes().iter().enumerate() {
             let arch = &archetypes[id.index()];
             for chunk in arch.chunks() {
-                if !self.chunk_passes(k, chunk, ticks.last_seen()) {
+                if !self.chunk_passes(k, chunk, ticks.window()) {
                     continue;
                 }
                 let cached = self.cached(k);
+                let test_rows = !self.rows_all_pass(k, chunk, ticks.window());
+                if test_rows
+                    && split_is_chunks(split)
+                    && self.passing_rows(k, chunk, ticks.window()) == 0
+                {
+                    continue;
+                }
                 let step = match split {
                     Split::Rows(rows) => rows,
                     Split::Chunks => chunk.len().max(1),
@@ -205,6 +234,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                         arch,
                         chunk,
                         rows: start..end,
+                        rows_of: test_rows.then_some((self as &dyn RowTest, k)),
                     });
                     start = end;
                 }
@@ -469,8 +499,24 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     ticks: RunTicks,
     mut f: impl FnMut(D::Item<'w>),
 ) {
-    // SAFETY: forwarded caller contract; stamping a chunk's tick from two tasks is idempotent.
+    // SAFETY: forwarded caller contract.
     let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
+    if let Some((state, k)) = task.rows_of {
+        let window = ticks.window();
+        for row in task.rows.clone() {
+            if state.passes(k, task.chunk, row, window) {
+                // SAFETY: `row < chunk.len()`, and the row is in this task only, so only this
+                // task marks it; the chunk tick store is idempotent across tasks.
+                unsafe { D::mark_rows(task.cached, task.chunk, row..row + 1, ticks.tick()) };
+                // SAFETY: as above.
+                f(unsafe { D::item(&mut fetch, row) });
+            }
+        }
+        return;
+    }
+    // SAFETY: the task's rows are this task's only (a bulk stamp when they are the whole
+    // chunk, which then is one task); the chunk tick store is idempotent across tasks.
+    unsafe { D::mark_rows(task.cached, task.chunk, task.rows.clone(), ticks.tick()) };
     for row in task.rows.clone() {
         // SAFETY: `row < chunk.len()`, and the row is in this task only.
         f(unsafe { D::item(&mut fetch, row) });

@@ -13,7 +13,8 @@
 use std::any::type_name;
 
 use ecs_core::{
-    Archetype, ArchetypeId, Chunk, ComponentId, Components, Entity, Signature, Tick, World, WorldId,
+    Archetype, ArchetypeId, ChangeWindow, Chunk, ComponentId, Components, Entity, Signature, Tick,
+    World, WorldId,
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
@@ -50,6 +51,11 @@ impl RunTicks {
     /// Change filters pass what was stamped at or after this tick.
     pub fn last_seen(self) -> Tick {
         self.last_seen
+    }
+
+    /// The window change filters pass in this run.
+    pub fn window(self) -> ChangeWindow {
+        ChangeWindow::new(self.tick, self.last_seen)
     }
 }
 
@@ -111,6 +117,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let components = world.components_mut();
             (Q::init_state(components), F::init_state(components))
         };
+        // Row marks are switched on for the types this query's change filters read.
+        let mut marks = Vec::new();
+        Q::row_marks(&query, &mut marks);
+        F::row_marks(&filter, &mut marks);
+        for (id, m) in marks {
+            world.enable_row_marks(id, m);
+        }
         let access = Self::compute_access(&query, &filter, world.components())
             .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
         let touched = access
@@ -304,11 +317,50 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through.
+    /// Whether the query filters single rows (a `Changed` or `Added` filter).
+    pub(crate) const ROW_FILTERED: bool = Q::ROW_FILTERED || F::ROW_FILTERED;
+
+    /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through
+    /// (the O(1) test: some row may pass).
     #[inline(always)]
-    pub(crate) fn chunk_passes(&self, k: usize, chunk: &Chunk, last_seen: Tick) -> bool {
+    pub(crate) fn chunk_passes(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> bool {
         let (q, f) = &self.cached[k];
-        Q::chunk_matches(q, chunk, last_seen) && F::chunk_matches(f, chunk, last_seen)
+        Q::chunk_matches(q, chunk, window) && F::chunk_matches(f, chunk, window)
+    }
+
+    /// Whether every row of a chunk that passed `chunk_passes` passes (no row filter, or a
+    /// bulk stamp in the window).
+    #[inline(always)]
+    pub(crate) fn rows_all_pass(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> bool {
+        let (q, f) = &self.cached[k];
+        !Self::ROW_FILTERED
+            || (Q::rows_all_match(q, chunk, window) && F::rows_all_match(f, chunk, window))
+    }
+
+    /// Whether row `row` of a chunk that passed `chunk_passes` passes.
+    #[inline(always)]
+    pub(crate) fn row_passes(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        row: usize,
+        window: ChangeWindow,
+    ) -> bool {
+        let (q, f) = &self.cached[k];
+        Q::row_matches(q, chunk, row, window) && F::row_matches(f, chunk, row, window)
+    }
+
+    /// How many rows of chunk `chunk` of the `k`-th matched archetype pass.
+    pub(crate) fn passing_rows(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> usize {
+        if !self.chunk_passes(k, chunk, window) {
+            0
+        } else if self.rows_all_pass(k, chunk, window) {
+            chunk.len()
+        } else {
+            (0..chunk.len())
+                .filter(|&r| self.row_passes(k, chunk, r, window))
+                .count()
+        }
     }
 
     /// Where the query's columns sit in the `k`-th matched archetype's chunks.
@@ -448,6 +500,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub fn count(&mut self, world: &World) -> usize {
         self.update_archetypes(world);
         let archetypes = world.archetypes();
+        let window = ChangeWindow::new(world.change_tick(), self.last_seen);
         self.matched
             .iter()
             .enumerate()
@@ -455,8 +508,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 archetypes[id.index()]
                     .chunks()
                     .iter()
-                    .filter(|c| self.chunk_passes(k, c, self.last_seen))
-                    .map(Chunk::len)
+                    .map(|c| self.passing_rows(k, c, window))
                     .sum::<usize>()
             })
             .sum()
@@ -558,18 +610,35 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
     {
         self.check_world(world);
-        let RunTicks { tick, last_seen } = ticks;
+        let tick = ticks.tick;
+        let window = ticks.window();
         let archetypes = world.archetypes();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(k, chunk, last_seen) {
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
+                if !self.rows_all_pass(k, chunk, window) {
+                    // Row filter: only the passing rows, each marked as it is handed out.
+                    // SAFETY: as below, row by row.
+                    unsafe {
+                        let mut fetch = D::fetch(cached, chunk, tick);
+                        for row in 0..chunk.len() {
+                            if self.row_passes(k, chunk, row, window) {
+                                D::mark_rows(cached, chunk, row..row + 1, tick);
+                                f(D::item(&mut fetch, row));
+                            }
+                        }
+                    }
+                    continue;
+                }
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
-                // rows are handed out once each, and exclusivity is the caller's contract.
+                // rows are handed out once each (and marked: O(1), a bulk stamp), and
+                // exclusivity is the caller's contract.
                 unsafe {
+                    D::mark_rows(cached, chunk, 0..chunk.len(), tick);
                     let mut fetch = D::fetch(cached, chunk, tick);
                     D::for_each_row(&mut fetch, chunk.len(), &mut f);
                 }
@@ -616,12 +685,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         mut f: impl FnMut(ChunkView<'_, Q>),
     ) {
         self.check_world(world);
-        let RunTicks { tick, last_seen } = ticks;
+        let tick = ticks.tick;
+        let window = ticks.window();
         let archetypes = world.archetypes();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(k, chunk, last_seen) {
+                if self.passing_rows(k, chunk, window) == 0 {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
@@ -686,6 +756,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cached[k]` was found in the archetype that owns `chunk` (invariant 2);
         // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
         unsafe {
+            D::mark_rows(self.cached(k), chunk, row..row + 1, ticks.tick);
             let mut fetch = D::fetch(self.cached(k), chunk, ticks.tick);
             Ok(D::item(&mut fetch, row))
         }
@@ -720,7 +791,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         };
         let (c, row) = arch.split_row(loc.row as usize);
         let chunk = &arch.chunks()[c];
-        if !self.chunk_passes(k, chunk, ticks.last_seen) {
+        let window = ticks.window();
+        if !self.chunk_passes(k, chunk, window) || !self.row_passes(k, chunk, row, window) {
             return Err(no_match);
         }
         Ok((k, chunk, row))

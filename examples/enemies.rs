@@ -233,28 +233,37 @@ fn steer_player(
     });
 }
 
+/// What `ai` reads and writes for each character.
+#[derive(Query)]
+struct Actor {
+    name: RefRO<Name>,
+    behavior: RefRO<AIBehavior>,
+    position: RefRO<Position>,
+    health: RefRO<Health>,
+    velocity: RefRW<Velocity>,
+    flying: Option<RefRO<Flying>>,
+    swimming: Option<RefRO<Swimming>>,
+}
+
 /// Every character with an `AIBehavior` picks a velocity and says what it does.
-#[expect(
-    clippy::type_complexity,
-    reason = "a query names what it reads and writes"
-)]
 fn ai(
-    mut actors: Query<(
-        RefRO<Name>,
-        RefRO<AIBehavior>,
-        RefRO<Position>,
-        RefRO<Health>,
-        RefRW<Velocity>,
-        Option<RefRO<Flying>>,
-        Option<RefRO<Swimming>>,
-    )>,
+    mut actors: Query<Actor>,
     hero: Query<(RefRO<Position>, With<Player>)>,
     mut log: ResMut<Log>,
 ) {
     let Some(target) = hero.iter().map(|(p, ())| *p).next() else {
         return;
     };
-    actors.for_each(|(name, behavior, p, hp, v, flying, swimming)| {
+    actors.for_each(|actor| {
+        let ActorItem {
+            name,
+            behavior,
+            position: p,
+            health: hp,
+            velocity: v,
+            flying,
+            swimming,
+        } = actor;
         let mut how = String::new();
         match (flying.is_some(), swimming.is_some()) {
             (true, true) => how.push_str(", flying and swimming"),
@@ -297,40 +306,51 @@ fn movement(mut q: Query<(RefRW<Position>, RefRO<Velocity>)>) {
 ///
 /// Both queries write `Health`, which one system may only do when no entity can match both:
 /// `With<Hostile>` in one and `Without<Hostile>` in the other prove that.
-#[expect(
-    clippy::type_complexity,
-    reason = "a query names what it reads and writes"
-)]
+#[derive(Query)]
+struct Foe {
+    entity: Entity,
+    name: RefRO<Name>,
+    position: RefRO<Position>,
+    health: RefRW<Health>,
+    attack: RefRO<Attack>,
+    loot: Option<RefRO<Inventory>>,
+    _hostile: With<Hostile>,
+}
+
+#[derive(Query)]
+struct Hero {
+    entity: Entity,
+    position: RefRO<Position>,
+    health: RefRW<Health>,
+    attack: RefRO<Attack>,
+    _friendly: Without<Hostile>,
+    _player: With<Player>,
+}
+
 fn combat(
-    mut foes: Query<(
-        Entity,
-        RefRO<Name>,
-        RefRO<Position>,
-        RefRW<Health>,
-        RefRO<Attack>,
-        Option<RefRO<Inventory>>,
-        With<Hostile>,
-    )>,
-    mut heroes: Query<(
-        Entity,
-        RefRO<Position>,
-        RefRW<Health>,
-        RefRO<Attack>,
-        Without<Hostile>,
-        With<Player>,
-    )>,
+    mut foes: Query<Foe>,
+    mut heroes: Query<Hero>,
     mut log: ResMut<Log>,
     mut commands: Commands,
 ) {
     let Some((hero, hero_pos, hero_attack)) = heroes
         .iter_mut()
-        .map(|(e, p, _, a, (), ())| (e, *p, a.0))
+        .map(|h| (h.entity, *h.position, h.attack.0))
         .next()
     else {
         return;
     };
     let mut damage_taken = 0;
-    foes.for_each(|(foe, name, p, hp, attack, loot, ())| {
+    foes.for_each(|foe| {
+        let FoeItem {
+            entity: foe,
+            name,
+            position: p,
+            health: hp,
+            attack,
+            loot,
+            ..
+        } = foe;
         if distance(*p, hero_pos) > 1 {
             return;
         }
@@ -358,7 +378,7 @@ fn combat(
         }
     });
     if damage_taken > 0 {
-        let (_, _, hp, _, (), ()) = heroes.get(hero).expect("the hero was just found");
+        let hp = heroes.get(hero).expect("the hero was just found").health;
         hp.0 -= damage_taken;
         log.0.push(format!("  hero has {} hp left", hp.0));
         if hp.0 <= 0 {

@@ -8,6 +8,7 @@
 //!
 //! ```text
 //! cargo run --release --example layout -- chunks.svg
+//! cargo run --release --example layout -- --csv    # or --json: the report as data
 //! ```
 
 use std::fmt::Write as _;
@@ -298,6 +299,12 @@ pub fn run(svg_path: Option<&Path>) -> std::io::Result<Vec<String>> {
 }
 
 fn main() {
+    // `--csv` / `--json`: print the report as data instead of the tables and the SVG.
+    match std::env::args().nth(1).as_deref() {
+        Some("--csv") => return print!("{}", build_world().layout().to_csv()),
+        Some("--json") => return println!("{}", build_world().layout().to_json()),
+        _ => {}
+    }
     let path = std::env::args_os().nth(1);
     match run(path.as_deref().map(Path::new)) {
         Ok(lines) => lines.iter().for_each(|line| println!("{line}")),

@@ -106,7 +106,9 @@ fn spawn_row(i: usize) -> (Position, Velocity, Rotation) {
 }
 
 /// 1,000,000 entities with three components into a fresh world through `spawn_batch`, beside
-/// per-row pushes into three `Vec`s and `vec!` fills. Worlds are dropped outside the timing.
+/// per-row pushes into three `Vec`s and `vec!` fills. Worlds are dropped outside the timing,
+/// except in `spawn_batch_drop` (what a program pays over a world's life: spawning, then
+/// handing the chunk memory back).
 fn spawn_batch_1m(c: &mut Criterion) {
     let mut group = c.benchmark_group("spawn_batch_1m");
     group.bench_function("spawn_batch", |b| {
@@ -118,6 +120,13 @@ fn spawn_batch_1m(c: &mut Criterion) {
             },
             BatchSize::PerIteration,
         );
+    });
+    group.bench_function("spawn_batch_drop", |b| {
+        b.iter(|| {
+            let mut world = World::new();
+            world.spawn_batch((0..MILLION).map(spawn_row));
+            drop(black_box(world));
+        });
     });
     group.bench_function("raw_vec_push", |b| {
         b.iter_batched(

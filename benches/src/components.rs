@@ -1,7 +1,6 @@
 //! The component types of the benchmarks, with ecs_bench_suite's sizes: `Transform` is a 4×4
 //! `f32` matrix (64 B), `Position` / `Rotation` / `Velocity` are three `f32`s (12 B).
 
-use crate::flat::F32s;
 use crate::math::{Mat4, Vec3};
 
 /// A 4×4 `f32` matrix (64 B).
@@ -10,29 +9,19 @@ use crate::math::{Mat4, Vec3};
 pub struct Transform(pub Mat4);
 
 /// A position (12 B).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Position(pub Vec3);
 
 /// A rotation (12 B).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Rotation(pub Vec3);
 
 /// A velocity (12 B).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(transparent)]
 pub struct Velocity(pub Vec3);
-
-// SAFETY: `#[repr(transparent)]` over `Vec3`, which is `#[repr(C)]` over three `f32`s.
-unsafe impl F32s for Position {
-    const LANES: usize = 3;
-}
-
-// SAFETY: as for `Position`.
-unsafe impl F32s for Velocity {
-    const LANES: usize = 3;
-}
 
 /// `schedule` / `add_remove` component.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

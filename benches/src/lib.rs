@@ -10,18 +10,13 @@
     reason = "forwards to the system allocator while counting"
 )]
 mod alloc;
-#[expect(
-    unsafe_code,
-    reason = "declares Position and Velocity to be plain f32 triples"
-)]
 mod components;
-#[expect(unsafe_code, reason = "reinterprets f32-only structs as f32 slices")]
 mod flat;
 mod math;
 
 pub use alloc::CountingAlloc;
 pub use components::*;
-pub use flat::{add_assign_flat, as_f32s, as_f32s_mut, F32s};
+pub use flat::{add_assign_flat, as_f32s, as_f32s_mut};
 pub use math::{heavy_kernel, invert, mul, rotation_x, transform_vector, Mat4, Vec3, IDENTITY};
 
 /// Calls `$f::<N>()` for each `N` in `0..26`: one call per `frag_iter` letter type.

@@ -7,7 +7,7 @@
 use std::ops::AddAssign;
 
 /// Three `f32`s, laid out as `[f32; 3]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct Vec3 {
     /// First coordinate.

@@ -3,7 +3,6 @@
 
 use bevy_ecs::component::Component;
 
-use crate::flat::F32s;
 use crate::math::{Mat4, Vec3};
 
 /// A 4×4 `f32` matrix (64 B).
@@ -12,44 +11,37 @@ use crate::math::{Mat4, Vec3};
 pub struct Transform(pub Mat4);
 
 /// A position (12 B).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+)]
 #[repr(transparent)]
 pub struct Position(pub Vec3);
 
 /// A rotation (12 B).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+)]
 #[repr(transparent)]
 pub struct Rotation(pub Vec3);
 
 /// A velocity (12 B).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(
+    Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+)]
 #[repr(transparent)]
 pub struct Velocity(pub Vec3);
 
 macro_rules! scalar {
     ($($name:ident),*) => {$(
         /// A one-`f32` component.
-        #[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+        #[derive(
+            Component, Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+        )]
         #[repr(transparent)]
         pub struct $name(pub f32);
-
-        // SAFETY: `#[repr(transparent)]` over one `f32`.
-        unsafe impl F32s for $name {
-            const LANES: usize = 1;
-        }
     )*};
 }
 scalar!(A, B, C, D, E, Data);
-
-// SAFETY: `#[repr(transparent)]` over `Vec3`, which is `#[repr(C)]` over three `f32`s.
-unsafe impl F32s for Position {
-    const LANES: usize = 3;
-}
-
-// SAFETY: as for `Position`.
-unsafe impl F32s for Velocity {
-    const LANES: usize = 3;
-}
 
 /// `frag_iter`'s letters: `Letter<0>` is "A" … `Letter<25>` is "Z".
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq)]

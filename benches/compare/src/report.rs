@@ -184,7 +184,7 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "{:<18} {:<9} {:>11} {:>11} {:>13} {:>9} {:>8}",
+            "{:<18} {:<12} {:>11} {:>11} {:>13} {:>9} {:>8}",
             "workload", "engine", "median", "p25-p75 ±%", "vs fastest ECS", "vs raw", "iters"
         );
         for w in self.workloads() {
@@ -192,7 +192,7 @@ impl Report {
                 let spread = 100.0 * (row.p75 - row.p25) / row.median / 2.0;
                 let _ = writeln!(
                     s,
-                    "{:<18} {:<9} {:>11} {:>10.1}% {:>13} {:>9} {:>8}",
+                    "{:<18} {:<12} {:>11} {:>10.1}% {:>13} {:>9} {:>8}",
                     w,
                     row.engine.name(),
                     fmt_time(row.median),

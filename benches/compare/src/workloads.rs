@@ -8,8 +8,13 @@ use crate::harness::Run;
 pub enum Engine {
     /// This repository's `ecs` crate.
     Ours,
+    /// This engine's one-shot `world.query::<Q>()` each iteration (cached matches), beside
+    /// `Ours`' kept `QueryState`: the iteration workloads only.
+    OursOneShot,
     /// hecs 0.11.
     Hecs,
+    /// hecs' one-shot `world.query_mut::<Q>()` each iteration, beside `Hecs`' `PreparedQuery`.
+    HecsOneShot,
     /// bevy_ecs 0.20.
     Bevy,
     /// legion 0.4.
@@ -22,9 +27,11 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in table order.
-    pub const ALL: [Engine; 6] = [
+    pub const ALL: [Engine; 8] = [
         Engine::Ours,
+        Engine::OursOneShot,
         Engine::Hecs,
+        Engine::HecsOneShot,
         Engine::Bevy,
         Engine::Legion,
         Engine::Raw,
@@ -35,7 +42,9 @@ impl Engine {
     pub fn name(self) -> &'static str {
         match self {
             Engine::Ours => "ours",
+            Engine::OursOneShot => "ours_oneshot",
             Engine::Hecs => "hecs",
+            Engine::HecsOneShot => "hecs_oneshot",
             Engine::Bevy => "bevy_ecs",
             Engine::Legion => "legion",
             Engine::Raw => "raw",
@@ -50,14 +59,19 @@ impl Engine {
 
     /// Whether this is one of the peers we compare against.
     pub fn is_peer(self) -> bool {
-        matches!(self, Engine::Hecs | Engine::Bevy | Engine::Legion)
+        matches!(
+            self,
+            Engine::Hecs | Engine::HecsOneShot | Engine::Bevy | Engine::Legion
+        )
     }
 
     /// The prepared workload of this engine, if it has one.
     pub fn prepare(self, workload: &str) -> Option<Run> {
         match self {
             Engine::Ours => engines::ours::prepare(workload),
+            Engine::OursOneShot => engines::ours::prepare_one_shot(workload),
             Engine::Hecs => engines::hecs::prepare(workload),
+            Engine::HecsOneShot => engines::hecs::prepare_one_shot(workload),
             Engine::Bevy => engines::bevy::prepare(workload),
             Engine::Legion => engines::legion::prepare(workload),
             Engine::Raw => engines::raw::prepare(workload, false),

@@ -9,12 +9,16 @@
 
 use std::fmt;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk_policy::ChunkSizing;
+use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
+use crate::enable::{self, ChunkMasks};
 use crate::entity::Entity;
 use crate::row_ticks::RowMarks;
 use crate::signature::Signature;
@@ -89,9 +93,14 @@ const ABSENT: u16 = u16::MAX;
 /// 5. The `spare` chunk, if any, is empty (`len == 0`): `chunk_with_room` appends to it.
 /// 6. The archetype agrees with the component registry ([`Components`]) of the world that owns
 ///    it: every `columns[c].id` is registered there, and `columns[c]`'s name, size and drop
-///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new`] gives for the
-///    infos' sizes and alignments (so each column is aligned for its type, and
+///    glue are that [`ComponentInfo`]'s; `layout` is what [`ChunkLayout::new_ordered`] gives
+///    for the infos' sizes and alignments and the layout's own placement (so each column is aligned for its type, and
 ///    [`Archetype::split_row`] divides by the capacity those types give).
+///
+/// 7. `enable_cols` lists, ascending, the columns whose component is enableable
+///    ([`ComponentInfo::is_enableable`]), and `enable_ids` their ids; when it is non-empty,
+///    every chunk in `chunks` (and the spare) has one enable mask per entry
+///    (`ChunkMasks` invariant 1), with the bits of rows `0..len` only.
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
 /// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
@@ -115,6 +124,10 @@ pub struct Archetype {
     chunks: Vec<Chunk>,
     spare: Option<Chunk>,
     len: usize,
+    /// The world's chunk memory, where new chunks of this archetype are carved.
+    pool: Arc<ChunkPool>,
+    enable_cols: Box<[usize]>,
+    enable_ids: Box<[ComponentId]>,
     /// Per column, the row marks its type keeps (`row_ticks`), as its registry says.
     marks: Box<[RowMarks]>,
     /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
@@ -164,7 +177,8 @@ impl Archetype {
     pub(crate) fn new(
         id: ArchetypeId,
         infos: &[&ComponentInfo],
-        chunk_size: usize,
+        sizing: &ChunkSizing,
+        pool: &Arc<ChunkPool>,
         marks: &[RowMarks],
     ) -> Result<Self, RowTooLarge> {
         debug_assert_eq!(infos.len(), marks.len());
@@ -172,18 +186,7 @@ impl Archetype {
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
             "ids not ascending"
         );
-        let specs: Vec<ColumnSpec> = infos
-            .iter()
-            .map(|i| ColumnSpec {
-                size: i.size(),
-                align: i.align(),
-            })
-            .collect();
-        let layout = ChunkLayout::new(chunk_size, &specs).ok_or_else(|| RowTooLarge {
-            components: infos.iter().map(|i| (i.name(), i.size())).collect(),
-            chunk_size,
-            row_bytes: ChunkLayout::end_of(1, &specs),
-        })?;
+        let layout = sizing.layout(infos)?;
         assert!(
             infos.len() < ABSENT as usize,
             "an archetype holds at most 65534 components"
@@ -212,6 +215,15 @@ impl Archetype {
             chunks: Vec::new(),
             spare: None,
             len: 0,
+            pool: Arc::clone(pool),
+            enable_cols: (0..infos.len())
+                .filter(|&c| infos[c].is_enableable())
+                .collect(),
+            enable_ids: infos
+                .iter()
+                .filter(|i| i.is_enableable())
+                .map(|i| i.id())
+                .collect(),
             marks: marks.into(),
             any_marks: marks.iter().any(|m| *m != RowMarks::NONE),
         })
@@ -380,6 +392,42 @@ impl Archetype {
         &self.chunks
     }
 
+    /// Empty chunks kept for reuse (0 or 1, invariant 5).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::with_chunk_size(4096).unwrap();
+    /// let e = world.spawn((1u64,));
+    /// let id = world.location(e).unwrap().archetype;
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.archetypes()[id.index()].spare_chunks(), 1);
+    /// ```
+    pub fn spare_chunks(&self) -> usize {
+        usize::from(self.spare.is_some())
+    }
+
+    /// Heap bytes of the archetype's bookkeeping besides its chunk blocks: the chunk records
+    /// (the `Vec<Chunk>` and any spilled per-chunk tick lists) and the column tables. For the
+    /// layout report; the signature and graph edges are counted there.
+    pub(crate) fn record_bytes(&self) -> usize {
+        let records = self.chunks.capacity() * size_of::<Chunk>()
+            + self
+                .chunks
+                .iter()
+                .chain(&self.spare)
+                .map(Chunk::heap_bytes)
+                .sum::<usize>();
+        let column_of = if self.column_of.spilled() {
+            self.column_of.capacity() * size_of::<u16>()
+        } else {
+            0
+        };
+        // `columns`, plus the layout's offsets, sizes and placement.
+        records
+            + column_of
+            + self.columns.len() * (size_of::<ColumnMeta>() + 3 * size_of::<usize>())
+    }
+
     /// Component ids, one per column, ascending.
     ///
     /// ```
@@ -450,6 +498,53 @@ impl Archetype {
         // SAFETY: the chunk's base is non-null and a layout offset is below `chunk_size`, far
         // from wrapping to null.
         unsafe { NonNull::new_unchecked(ptr) }
+    }
+
+    /// The columns of enableable components, ascending; slot `s` of every chunk's
+    /// [`Chunk::enable_masks`] belongs to column `enableable_columns()[s]`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((1u32, Hidden));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// // Columns follow component ids: `Hidden` was registered first.
+    /// assert_eq!(arch.enableable_columns(), [0]);
+    /// ```
+    #[inline]
+    pub fn enableable_columns(&self) -> &[usize] {
+        &self.enable_cols
+    }
+
+    /// The enable slot of column `col` (its index in [`Archetype::enableable_columns`]), if
+    /// its component is enableable.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((1u32, Hidden));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!((arch.enable_slot(0), arch.enable_slot(1)), (Some(0), None));
+    /// ```
+    #[inline]
+    pub fn enable_slot(&self, col: usize) -> Option<usize> {
+        self.enable_cols.iter().position(|&c| c == col)
+    }
+
+    /// The enableable component ids, ascending (for carrying bits across archetypes).
+    #[inline]
+    pub(crate) fn enable_ids(&self) -> &[ComponentId] {
+        &self.enable_ids
+    }
+
+    /// `chunks[c]` mutably, for the enable bookkeeping of row moves.
+    #[inline]
+    pub(crate) fn chunk_mut(&mut self, c: usize) -> &mut Chunk {
+        &mut self.chunks[c]
     }
 
     /// Asks the CPU to start loading the first cache lines of every column of chunk `index`
@@ -599,18 +694,30 @@ impl Archetype {
         self.columns[col].size
     }
 
+    /// Chunk of archetype row `row`, for its enable bits.
+    #[inline]
+    pub(crate) fn chunk_of_row(&mut self, row: usize) -> &mut Chunk {
+        let (chunk, _) = self.split_row(row);
+        &mut self.chunks[chunk]
+    }
+
     /// Appends a row for `entity` and returns its address (`.row()` is its index). The component
     /// cells of the new row are uninitialised: the caller must write every column before the
     /// row is read or removed.
     #[inline]
     pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> RowAddr {
         let row = self.len;
+        let masked = !self.enable_cols.is_empty();
         let chunk = self.chunk_with_room(tick);
         let r = chunk.len();
         // SAFETY: `chunk_with_room` returned a chunk with `len < capacity`, so row `r` of the
         // entity column is inside the allocation.
         unsafe { chunk.entity_ptr().add(r).write(entity) };
         chunk.set_len(r + 1);
+        if masked {
+            // A new row starts enabled; a moving row's bits are then copied by `carry_bits`.
+            chunk.enable_masks_mut().enable_rows(r, r + 1);
+        }
         chunk.mark_structural(tick);
         let data = chunk.data();
         self.len += 1;
@@ -640,14 +747,19 @@ impl Archetype {
         let chunk = match self.spare.take() {
             Some(mut spare) => {
                 spare.mark_structural(tick);
-                spare.reset_marks();
+                spare.reset_marks(tick);
                 for col in 0..self.columns.len() {
                     spare.mark_changed(col, tick);
                 }
                 spare
             }
-            None => Chunk::new(&self.layout, tick, &self.marks),
+            None => Chunk::new(&self.layout, tick, &self.pool, &self.marks),
         };
+        let mut chunk = chunk;
+        if chunk.enable_masks().len() != self.enable_cols.len() {
+            *chunk.enable_masks_mut() =
+                ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
+        }
         self.chunks.push(chunk);
     }
 
@@ -708,6 +820,10 @@ impl Archetype {
     pub(crate) unsafe fn fill_hole(&mut self, hole: RowAddr, tick: u64) -> Option<Entity> {
         let last = self.len - 1;
         debug_assert!(hole.row <= last);
+        if !self.enable_cols.is_empty() {
+            let from = self.last_addr();
+            enable::retire_row(&mut self.chunks, (from.chunk, from.r), (hole.chunk, hole.r));
+        }
         let moved = if hole.row != last {
             let (from, to) = (self.last_addr(), hole);
             for col in 0..self.columns.len() {
@@ -740,6 +856,11 @@ impl Archetype {
     pub(crate) unsafe fn detach_row(&mut self, row: usize, tick: u64) -> Option<Entity> {
         debug_assert!(row < self.len);
         let last = self.len - 1;
+        if !self.enable_cols.is_empty() {
+            // The detached row ends up past `len`: its bits go, the last row's move.
+            let (from, to) = (self.split_row(last), self.split_row(row));
+            enable::retire_row(&mut self.chunks, from, to);
+        }
         let moved = if row != last {
             let (from, to) = (self.addr(last), self.addr(row));
             for col in 0..self.columns.len() {
@@ -826,6 +947,7 @@ impl Archetype {
             // to a spare at its `len`, so stale rows left in it would come back to life.
             let first = chunks.into_iter().next().map(|mut c| {
                 c.set_len(0);
+                c.enable_masks_mut().clear();
                 c
             });
             self.spare = self.spare.take().or(first);
@@ -872,6 +994,11 @@ impl Archetype {
             };
             assert!(same_drop, "{id:?}: drop glue of column {c}");
             assert_eq!(
+                info.is_enableable(),
+                self.enable_slot(c).is_some(),
+                "{id:?}: enableable flag of column {c}"
+            );
+            assert_eq!(
                 (meta.offset, meta.size),
                 (self.layout.offset(c), self.layout.size(c)),
                 "{id:?}: column {c} disagrees with the layout"
@@ -881,8 +1008,9 @@ impl Archetype {
                 align: info.align(),
             });
         }
-        let fresh = ChunkLayout::new(self.layout.chunk_size(), &specs)
-            .expect("an archetype's row fits its chunk");
+        let fresh =
+            ChunkLayout::new_ordered(self.layout.chunk_size(), &specs, self.layout.placement())
+                .expect("an archetype's row fits its chunk");
         assert_eq!(
             fresh.capacity(),
             self.layout.capacity(),
@@ -899,6 +1027,65 @@ impl Archetype {
                 self.layout.offset(c),
                 "{id:?}: offset of column {c} disagrees with the registry's types"
             );
+        }
+    }
+
+    /// Empties the archetype without dropping anything, moving its chunks (emptied) to `into`
+    /// for [`Archetype::fill_empty`] to reuse: a restore then neither frees nor allocates.
+    /// Values of columns that need a drop would leak, so it is for drop-free archetypes.
+    pub(crate) fn take_chunks(&mut self, into: &mut Vec<Chunk>) {
+        debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
+        self.len = 0;
+        into.extend(self.chunks.drain(..).map(|mut chunk| {
+            chunk.set_len(0);
+            // No row: the bulk stamp no longer stands for anything (`push_chunk` resets the
+            // row ticks when the chunk comes back into use).
+            chunk.enable_masks_mut().clear();
+            chunk
+        }));
+    }
+
+    /// Fills this empty archetype with `rows` rows, a fresh chunk at a time (for restoring a
+    /// snapshot): `fill(ids, bases, first, count)` gets the chunk's entity-id column, the base
+    /// of each of its component columns (in column order) and the archetype rows
+    /// `first..first + count` the chunk takes, and writes rows `0..count` of each. Chunks are
+    /// taken from `reuse` (chunks [`Archetype::take_chunks`] took from this archetype) before
+    /// any is allocated.
+    ///
+    /// # Safety
+    /// - The archetype is empty.
+    /// - Every chunk in `reuse` was taken from this archetype by `take_chunks`.
+    /// - `fill` initialises rows `0..count` of the entity column and of every column it is
+    ///   handed, with values of each column's type, and does not unwind.
+    pub(crate) unsafe fn fill_empty(
+        &mut self,
+        tick: u64,
+        rows: usize,
+        reuse: &mut Vec<Chunk>,
+        mut fill: impl FnMut(NonNull<Entity>, &[NonNull<u8>], usize, usize),
+    ) {
+        debug_assert!(self.is_empty());
+        let cap = self.layout.capacity();
+        let mut first = 0;
+        while first < rows {
+            let count = (rows - first).min(cap);
+            if self.spare.is_none() {
+                // An emptied chunk of this archetype: a valid spare (invariants 4 and 5).
+                self.spare = reuse.pop();
+            }
+            self.push_chunk(tick);
+            let chunk = self.chunks.last().expect("just pushed");
+            debug_assert!(chunk.is_empty(), "a pushed chunk is new or the empty spare");
+            let bases: SmallVec<[NonNull<u8>; 12]> = (0..self.columns.len())
+                .map(|c| self.column_base(chunk, c))
+                .collect();
+            fill(chunk.entity_ptr(), &bases, first, count);
+            let chunk = self.chunks.last_mut().expect("just pushed");
+            chunk.set_len(count);
+            chunk.enable_masks_mut().enable_rows(0, count);
+            chunk.mark_structural(tick);
+            self.len += count;
+            first += count;
         }
     }
 
@@ -938,6 +1125,16 @@ impl Archetype {
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
             chunk.check_marks(self.columns.len(), cap, &self.marks);
+            let masks = chunk.enable_masks();
+            assert_eq!(
+                masks.len(),
+                self.enable_cols.len(),
+                "{:?}: chunk {i} enable masks",
+                self.id
+            );
+            masks.check(chunk.len(), &|s| {
+                format!("{:?}: chunk {i} enable slot {s}", self.id)
+            });
             for (r, &e) in chunk.entities().iter().enumerate() {
                 entity_at(e, i * cap + r);
             }
@@ -949,6 +1146,15 @@ impl Archetype {
             "{:?}: spare chunk holds rows",
             self.id
         );
+        if let Some(spare) = &self.spare {
+            spare
+                .enable_masks()
+                .check(0, &|s| format!("{:?}: spare enable slot {s}", self.id));
+        }
+        let expect: Vec<usize> = (0..self.columns.len())
+            .filter(|&c| self.enable_ids.contains(&self.columns[c].id))
+            .collect();
+        assert_eq!(*self.enable_cols, *expect, "{:?}: enable columns", self.id);
     }
 }
 
@@ -1031,6 +1237,9 @@ impl Drop for CommitRows<'_> {
             .expect("rows are written into a chunk");
         let start = chunk.len();
         chunk.set_len(start + self.written);
+        chunk
+            .enable_masks_mut()
+            .enable_rows(start, start + self.written);
         if self.written > 0 {
             let tick = self.tick;
             chunk.mark_structural(tick);

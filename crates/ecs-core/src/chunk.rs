@@ -1,9 +1,10 @@
 //! Fixed-size struct-of-arrays blocks of archetype rows.
 //!
-//! A chunk is one allocation of exactly `chunk_size` bytes (16 KiB by default). Its
-//! [`ChunkLayout`] is computed once per archetype: the entity-id column first, then one column
-//! per component, each at an offset aligned for its type, sized for the largest row count that
-//! fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
+//! A chunk is one block, carved from its world's `ChunkPool`, of exactly `chunk_size` bytes (16 KiB by default; each archetype
+//! may have its own, see `chunk_policy`). Its [`ChunkLayout`] is computed once per archetype:
+//! the entity-id column first, then one column per component (in registration order, or in
+//! the placement a `ColumnOrder` chose), each at an offset aligned for its type, sized for the
+//! largest row count that fits. Zero-sized components take no bytes: their column sits at offset 0 and every row of it
 //! is the same (dangling-but-aligned) address.
 //!
 //! ```text
@@ -15,11 +16,14 @@
 //! auto-vectoriser want. A chunk never learns the types of its columns: the owning archetype
 //! drops values through `ComponentInfo::drop_fn` before it lets a chunk go.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::chunk_pool::ChunkPool;
+use crate::enable::ChunkMasks;
 use crate::entity::Entity;
 use crate::row_ticks::{ChangeWindow, ColumnMarks, RowMarks};
 use crate::sync::{AtomicU64, Ordering};
@@ -48,11 +52,15 @@ pub const CHUNK_SIZE: usize = 16 * 1024;
 ///    `offsets[c] % align_of(c) == 0` and `offsets[c] + capacity * sizes[c] <= chunk_size`;
 ///    columns do not overlap, and none overlaps the entity column `0..capacity * 8`.
 /// 2. Zero-sized columns have offset 0.
-/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit.
+/// 3. `capacity >= 1`, and it is maximal: `capacity + 1` rows would not fit with the columns
+///    in `placement` order.
 /// 4. `align` is a power of two, at least [`CHUNK_ALIGN`] and every column's alignment.
 /// 5. Where a full chunk's spare bytes allow, columns start on 64-, 32- or 16-byte boundaries
 ///    (the largest that fits for all of them), so vector loops over them do not split loads
 ///    across cache lines; this never lowers the capacity of invariant 3.
+/// 6. `placement` is a permutation of the column indices, and column arrays sit in the chunk
+///    in that order (ascending offsets among sized columns). Column numbers stay the
+///    archetype's ascending component ids; only offsets follow the placement.
 ///
 /// ```
 /// # use ecs_core::{ChunkLayout, ColumnSpec};
@@ -69,6 +77,10 @@ pub struct ChunkLayout {
     by_capacity: FastDiv,
     offsets: Box<[usize]>,
     sizes: Box<[usize]>,
+    /// Column indices in the order their arrays sit in the chunk (see `new_ordered`).
+    placement: Box<[usize]>,
+    /// The rule that chose `placement`, for the layout report.
+    order_name: &'static str,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -102,21 +114,57 @@ impl ChunkLayout {
     /// assert!(ChunkLayout::new(4096, &[ColumnSpec { size: 8192, align: 8 }]).is_none());
     /// ```
     pub fn new(chunk_size: usize, columns: &[ColumnSpec]) -> Option<Self> {
+        let identity: Vec<usize> = (0..columns.len()).collect();
+        Self::new_ordered(chunk_size, columns, &identity)
+    }
+
+    /// Like [`ChunkLayout::new`], but the column arrays sit in the chunk in `placement` order
+    /// (a permutation of the column indices); `offset(c)` still answers for column `c`.
+    ///
+    /// # Panics
+    /// If `placement` is not a permutation of `0..columns.len()`, or as [`ChunkLayout::new`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 8, align: 8 }];
+    /// let layout = ChunkLayout::new_ordered(4096, &cols, &[1, 0]).unwrap();
+    /// assert!(layout.offset(1) < layout.offset(0));
+    /// assert_eq!(layout.placement(), [1, 0]);
+    /// ```
+    pub fn new_ordered(
+        chunk_size: usize,
+        columns: &[ColumnSpec],
+        placement: &[usize],
+    ) -> Option<Self> {
+        let mut seen = vec![false; columns.len()];
+        assert!(
+            placement.len() == columns.len()
+                && placement
+                    .iter()
+                    .all(|&c| c < columns.len() && !std::mem::replace(&mut seen[c], true)),
+            "placement {placement:?} is not a permutation of {} columns",
+            columns.len()
+        );
+        let placed: Vec<ColumnSpec> = placement.iter().map(|&c| columns[c]).collect();
         let row_bytes: usize = size_of::<Entity>() + columns.iter().map(|c| c.size).sum::<usize>();
         // `upper` rows of the bare row size fill the block; padding can only lower that.
         let upper = chunk_size / row_bytes;
         let capacity = (1..=upper)
             .rev()
-            .find(|&n| Self::end_of(n, columns) <= chunk_size)?;
+            .find(|&n| Self::end_of(n, &placed) <= chunk_size)?;
         // Spare bytes of a full chunk go to starting the columns on vector-register (ideally
         // cache-line) boundaries: a loop over a column that starts 4 or 8 bytes past one splits
         // every fourth 16-byte load across two cache lines (15 % slower in a flat `f32` loop).
         // The capacity stays the largest that fits with each column aligned for its type only.
-        let offsets = [CACHE_LINE, 32, 16]
+        let placed_offsets = [CACHE_LINE, 32, 16]
             .into_iter()
-            .find_map(|preferred| Self::offsets(capacity, columns, preferred, chunk_size))
-            .or_else(|| Self::offsets(capacity, columns, 1, chunk_size))
+            .find_map(|preferred| Self::offsets(capacity, &placed, preferred, chunk_size))
+            .or_else(|| Self::offsets(capacity, &placed, 1, chunk_size))
             .expect("`capacity` rows fit with each column aligned for its type");
+        let mut offsets = vec![0; columns.len()].into_boxed_slice();
+        for (&c, &offset) in placement.iter().zip(placed_offsets.iter()) {
+            offsets[c] = offset;
+        }
         let align = columns
             .iter()
             .map(|c| c.align)
@@ -135,6 +183,12 @@ impl ChunkLayout {
             by_capacity: FastDiv::new(divisor),
             offsets,
             sizes: columns.iter().map(|c| c.size).collect(),
+            placement: placement.into(),
+            order_name: if placement.iter().enumerate().all(|(i, &c)| i == c) {
+                "registration"
+            } else {
+                "custom"
+            },
         })
     }
 
@@ -254,6 +308,36 @@ impl ChunkLayout {
         self.sizes[col]
     }
 
+    /// Column indices in the order their arrays sit in the chunk, after the entity ids.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec, spec]).unwrap().placement(), [0, 1]);
+    /// ```
+    #[inline]
+    pub fn placement(&self) -> &[usize] {
+        &self.placement
+    }
+
+    /// The rule that placed the columns: `registration`, `min-padding`, `chosen-first` (from
+    /// a [`ColumnOrder`](crate::ColumnOrder)) or `custom` (`new_ordered` with another order).
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnSpec};
+    /// let spec = ColumnSpec { size: 4, align: 4 };
+    /// assert_eq!(ChunkLayout::new(4096, &[spec]).unwrap().column_order(), "registration");
+    /// ```
+    #[inline]
+    pub fn column_order(&self) -> &'static str {
+        self.order_name
+    }
+
+    pub(crate) fn named(mut self, order_name: &'static str) -> Self {
+        self.order_name = order_name;
+        self
+    }
+
     /// Number of component columns.
     ///
     /// ```
@@ -318,7 +402,8 @@ const INLINE_COLUMNS: usize = 8;
 /// One block of rows.
 ///
 /// # Invariants
-/// 1. `data` is a live allocation of `layout.alloc_layout()` for the archetype's `layout`, and
+/// 1. `data` is a slot of `alloc` (`layout.alloc_layout()` for the archetype's `layout`)
+///    handed out by `pool` and owned by this chunk alone, and
 ///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row marks) or
 ///    has one entry per column, whose arrays hold `layout.capacity()` ticks.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
@@ -343,12 +428,17 @@ pub struct Chunk {
     data: NonNull<u8>,
     len: usize,
     alloc: Layout,
+    /// The world's pool `data` came from; held so that it outlives this chunk.
+    pool: Arc<ChunkPool>,
     /// Per component column, the tick of the last write access. Kept inline for narrow
     /// archetypes so that iterating an archetype's chunks reads and stamps ticks in the
     /// contiguous chunk list rather than in one scattered heap block per chunk.
     changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
     /// The tick of the last row added, moved in or moved within this chunk.
     structural: u64,
+    /// One enable bitset per enableable column of the archetype (empty, and unallocated, when
+    /// it has none); see the `enable` module.
+    masks: ChunkMasks,
     /// Per component column, its row marks (`row_ticks`), for the types some `Changed` or
     /// `Added` reader asked about; empty when no column keeps any.
     marks: Box<[ColumnMarks]>,
@@ -362,22 +452,43 @@ unsafe impl Send for Chunk {}
 unsafe impl Sync for Chunk {}
 
 impl Chunk {
-    /// Allocates an empty chunk for `layout`.
-    pub(crate) fn new(layout: &ChunkLayout, tick: u64, marks: &[RowMarks]) -> Self {
-        let alloc = layout.alloc_layout();
-        // SAFETY: `alloc` has a non-zero size (`chunk_size >= 128`, checked by the world).
-        let raw = unsafe { alloc::alloc(alloc) };
-        let Some(data) = NonNull::new(raw) else {
-            alloc::handle_alloc_error(alloc)
+    /// Heap bytes this chunk owns besides its block: the tick list, once it spills, and the
+    /// row marks of the columns that keep them.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let ticks = if self.changed.spilled() {
+            self.changed.capacity() * size_of::<AtomicU64>()
+        } else {
+            0
         };
+        let marks = self.marks.len() * size_of::<ColumnMarks>()
+            + self
+                .marks
+                .iter()
+                .map(ColumnMarks::heap_bytes)
+                .sum::<usize>();
+        ticks + marks
+    }
+
+    /// An empty chunk for `layout`, its memory carved from `pool`, with the row marks `marks`
+    /// (one entry per column).
+    pub(crate) fn new(
+        layout: &ChunkLayout,
+        tick: u64,
+        pool: &Arc<ChunkPool>,
+        marks: &[RowMarks],
+    ) -> Self {
+        let alloc = layout.alloc_layout();
+        let data = pool.alloc(alloc);
         Self {
             data,
             len: 0,
             alloc,
+            pool: Arc::clone(pool),
             changed: (0..layout.columns())
                 .map(|_| AtomicU64::new(tick))
                 .collect(),
             structural: tick,
+            masks: ChunkMasks::default(),
             marks: if marks.iter().all(|m| *m == RowMarks::NONE) {
                 Box::default()
             } else {
@@ -436,6 +547,23 @@ impl Chunk {
     #[inline(always)]
     fn marks(&self, col: usize) -> Option<&ColumnMarks> {
         self.marks.get(col)
+    }
+
+    /// Whether column `col` keeps a change tick per row (some `Changed` reader asked for its
+    /// type): then writes of single rows must mark them ([`Chunk::mark_rows_unchecked`]).
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = world.location(e).unwrap().archetype.index();
+    /// assert!(!world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// assert!(world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
+    /// ```
+    #[inline(always)]
+    pub fn keeps_change_marks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnMarks::tracks_changes)
     }
 
     /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
@@ -558,10 +686,12 @@ impl Chunk {
         }
     }
 
-    /// Forgets a bulk stamp (a spare chunk coming back into use holds no row it covers).
-    pub(crate) fn reset_marks(&mut self) {
+    /// Forgets a bulk stamp and stale row ticks: an empty chunk coming back into use (the
+    /// spare, or a chunk refilled by a snapshot restore) reads every row as written at `tick`.
+    pub(crate) fn reset_marks(&mut self, tick: u64) {
+        debug_assert!(self.is_empty());
         for m in self.marks.iter_mut() {
-            m.reset_bulk();
+            m.reset(tick);
         }
     }
 
@@ -584,6 +714,29 @@ impl Chunk {
         if let Some(m) = self.marks.get_mut(col) {
             m.set(row, len, ticks, now);
         }
+    }
+
+    /// The enable bitsets of this chunk's enableable columns, in the order of
+    /// [`Archetype::enableable_columns`](crate::Archetype::enableable_columns).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].enable_masks().get(0).count(), 0);
+    /// ```
+    #[inline]
+    pub fn enable_masks(&self) -> &ChunkMasks {
+        &self.masks
+    }
+
+    #[inline]
+    pub(crate) fn enable_masks_mut(&mut self) -> &mut ChunkMasks {
+        &mut self.masks
     }
 
     /// Rows in use.
@@ -815,8 +968,9 @@ impl Chunk {
 
 impl Drop for Chunk {
     fn drop(&mut self) {
-        // SAFETY: invariant 1: `data` was allocated with `alloc` and is freed only here.
-        unsafe { alloc::dealloc(self.data.as_ptr(), self.alloc) }
+        // SAFETY: invariant 1: `data` came from `pool` with `alloc`, this chunk alone owns it,
+        // and it is given back only here.
+        unsafe { self.pool.free(self.data, self.alloc) }
     }
 }
 

@@ -17,7 +17,27 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Marker for the types a world can store: every `Send + Sync + 'static` type.
+/// Marker for the types a world can store: every `Send + Sync + 'static` type except tuples.
+///
+/// A tuple is never a component: `world.spawn(((a, b), c))` would otherwise store one
+/// component of type `(A, B)` and no `A` or `B`, and every query for `A` would silently skip
+/// the entity. A registry therefore refuses a tuple type the first time it sees one, with a
+/// panic that names it (see [`ComponentInfo::of`]). Spawn the elements as separate components,
+/// or give the pair a name: a newtype around a tuple is an ordinary component.
+///
+/// ```
+/// # use ecs_core::World;
+/// struct Pair((u8, u16)); // a named wrapper is fine
+/// let mut world = World::new();
+/// let e = world.spawn((Pair((1, 2)), 'x'));
+/// assert_eq!(world.get::<Pair>(e).unwrap().0, (1, 2));
+/// ```
+///
+/// ```should_panic
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.spawn(((1u8, 2u16), 'x')); // panics, naming `(u8, u16)`
+/// ```
 ///
 /// ```
 /// # use ecs_core::{Component, World};
@@ -82,6 +102,8 @@ pub struct ComponentInfo {
     name: &'static str,
     layout: Layout,
     drop: Option<unsafe fn(*mut u8)>,
+    /// Whether rows carry an enable bit for this type (see `World::register_enableable`).
+    enableable: bool,
 }
 
 impl ComponentInfo {
@@ -93,7 +115,20 @@ impl ComponentInfo {
     /// assert_eq!(info.id(), ComponentId::from_index(3));
     /// assert!(info.drop_fn().is_some());
     /// ```
+    ///
+    /// # Panics
+    /// If `T` is a tuple (its name starts with `(`, the unit type included): a tuple is never a
+    /// component (see [`Component`]). The message names the tuple and says how to fix it.
+    ///
+    /// ```should_panic
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// ComponentInfo::of::<(u32, f32)>(ComponentId::from_index(0));
+    /// ```
     pub fn of<T: Component>(id: ComponentId) -> Self {
+        let name = type_name::<T>();
+        if name.starts_with('(') {
+            refuse_tuple(name);
+        }
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
         unsafe fn drop_ptr<T>(ptr: *mut u8) {
@@ -103,10 +138,23 @@ impl ComponentInfo {
         Self {
             id,
             type_id: TypeId::of::<T>(),
-            name: type_name::<T>(),
+            name,
             layout: Layout::new::<T>(),
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
+            enableable: false,
         }
+    }
+
+    /// Whether the type was registered as enableable: each row of an archetype holding it
+    /// carries an enable bit (see `World::register_enableable`).
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentId, ComponentInfo};
+    /// assert!(!ComponentInfo::of::<u8>(ComponentId::from_index(0)).is_enableable());
+    /// ```
+    #[inline]
+    pub fn is_enableable(&self) -> bool {
+        self.enableable
     }
 
     /// The component's id in its world.
@@ -188,6 +236,16 @@ impl ComponentInfo {
     }
 }
 
+/// The panic of [`ComponentInfo::of`] for a tuple type, out of line (it is cold).
+#[cold]
+#[track_caller]
+fn refuse_tuple(name: &str) -> ! {
+    panic!(
+        "`{name}` is a tuple, which is never a component: spawn its elements as separate \
+         components, or wrap it in a named struct (a nested tuple in a bundle is not flattened)"
+    )
+}
+
 /// Hasher for `TypeId` keys: a `TypeId` already is a well-mixed hash, so this just keeps the
 /// 64 bits it is fed instead of hashing them again.
 ///
@@ -255,8 +313,9 @@ impl RegistryId {
 /// 1. `infos[i].id().index() == i`, and `by_type` maps each registered `TypeId` to its id.
 /// 2. Registration only appends: an id, once handed out, names the same type for the life of
 ///    the registry.
-/// 3. `id` is unique in the process, and a registry is never cloned: whoever holds an id built
-///    against this registry can check that with [`Components::registry_id`].
+/// 3. `id` is unique in the process, and a registry is never cloned (a [fork](Components::fork)
+///    is a new registry with an id of its own): whoever holds an id built against this
+///    registry can check that with [`Components::registry_id`].
 ///
 /// A registry that data is stored against (a `World`'s) must never be *replaced* (by
 /// `std::mem::swap`, `replace` or `take`): the stored columns would then be read through another
@@ -297,6 +356,35 @@ impl Components {
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
             row_marks: Vec::new(),
+        }
+    }
+
+    /// A new registry, with a [`RegistryId`] of its own, that starts with every type of
+    /// `self` under the same ids and then grows on its own: ids below `self.len()` name the
+    /// same types in both, and ids the fork hands out later name types `self` had not seen
+    /// when forked, so no archetype built against `self` holds them.
+    ///
+    /// For looking a query's types up through `&World` (a read-only query needs ids, and
+    /// registering needs `&mut`). Ids taken from a fork stay meaningful for `self` only while
+    /// `self` registers nothing more.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// let mut components = Components::default();
+    /// let a = components.register::<u32>();
+    /// let mut fork = components.fork();
+    /// assert_ne!(fork.registry_id(), components.registry_id());
+    /// assert_eq!(fork.register::<u32>(), a);
+    /// let b = fork.register::<char>();
+    /// assert_eq!(b.index(), 1);
+    /// assert_eq!(components.id::<char>(), None);
+    /// ```
+    pub fn fork(&self) -> Self {
+        Self {
+            id: RegistryId::next(),
+            infos: self.infos.clone(),
+            by_type: self.by_type.clone(),
+            row_marks: self.row_marks.clone(),
         }
     }
 
@@ -350,6 +438,12 @@ impl Components {
             self.row_marks.resize(id.index() + 1, RowMarks::NONE);
         }
         self.row_marks[id.index()] = self.row_marks[id.index()].union(marks);
+    }
+
+    /// Marks registered component `id` enableable. Only the world calls this, before any
+    /// archetype holds the type (archetypes read the flag when they are built).
+    pub(crate) fn set_enableable(&mut self, id: ComponentId) {
+        self.infos[id.index()].enableable = true;
     }
 
     /// The id of `T`, if registered.

@@ -33,6 +33,26 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// A handle that no world ever issues (its index, `u32::MAX`, is past the last slot an
+    /// entity table may hold), for fields filled in later, like `Entity::PLACEHOLDER` in
+    /// bevy or `Entity::DANGLING` in hecs. Every lookup with it fails as for a stale handle.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, EntityError, World};
+    /// struct Target(Entity);
+    /// let mut world = World::new();
+    /// let hunter = world.spawn((Target(Entity::PLACEHOLDER),));
+    /// assert!(!world.contains(Entity::PLACEHOLDER));
+    /// assert_eq!(world.despawn(Entity::PLACEHOLDER), Err(EntityError::NoSuchEntity(Entity::PLACEHOLDER)));
+    /// let prey = world.spawn(());
+    /// world.get_mut::<Target>(hunter).unwrap().0 = prey;
+    /// assert_ne!(prey, Entity::PLACEHOLDER);
+    /// ```
+    pub const PLACEHOLDER: Self = Self {
+        index: u32::MAX,
+        generation: NonZeroU32::MAX,
+    };
+
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
         Self { index, generation }
     }
@@ -219,6 +239,12 @@ impl Default for Entities {
 }
 
 impl Entities {
+    /// Heap bytes of the entity table (slots and free list, by capacity), for the layout
+    /// report.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot>() + self.free.capacity() * size_of::<u32>()
+    }
+
     /// Number of live entities (reserved ids not yet flushed are not counted).
     ///
     /// ```
@@ -458,6 +484,82 @@ impl Entities {
             slot.next_generation()
         );
         *slot = Slot::vacant(generation);
+    }
+
+    /// Snapshot support: the vacant slots, without walking the table in the common case.
+    /// Writes the generation each free-list entry hands out next into `free_generations` (in
+    /// free-list order) and the retired slots into `retired`, and returns the slot count.
+    /// Pending reservations are left out: their slots are still vacant and on the free list.
+    pub(crate) fn export_vacant(
+        &self,
+        free_generations: &mut Vec<u32>,
+        retired: &mut Vec<u32>,
+    ) -> u32 {
+        free_generations.clear();
+        free_generations.extend(self.free.iter().map(|&i| self.slots[i as usize].word));
+        retired.clear();
+        // Vacant slots are the free list plus the retired ones (invariants 2 and 3).
+        let vacant = self.slots.len() - self.live as usize;
+        if vacant > self.free.len() {
+            let mut on_free = vec![false; self.slots.len()];
+            for &i in &self.free {
+                on_free[i as usize] = true;
+            }
+            retired.extend(
+                self.slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| (!s.is_live() && !on_free[i]).then_some(i as u32)),
+            );
+        }
+        self.slots.len() as u32
+    }
+
+    /// Snapshot support: the whole free list, reserved entries included.
+    pub(crate) fn free_list(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Snapshot support: replaces the table with `count` slots, where `free[i]` is vacant with
+    /// next generation `free_generations[i]` and on the free list in that order, `retired` are
+    /// vacant at `u32::MAX`, and every other slot is left without a location: the caller must
+    /// [`Entities::place_live`] each of them before the table is used again.
+    pub(crate) fn restore_slots(
+        &mut self,
+        count: u32,
+        free: &[u32],
+        free_generations: &[u32],
+        retired: &[u32],
+    ) {
+        let unplaced = Slot {
+            archetype: ArchetypeId::INVALID,
+            word: 0,
+        };
+        self.slots.clear();
+        self.slots.resize(count as usize, unplaced);
+        for (&i, &generation) in free.iter().zip(free_generations) {
+            self.slots[i as usize].word = generation;
+        }
+        for &i in retired {
+            self.slots[i as usize].word = u32::MAX;
+        }
+        self.free.clear();
+        self.free.extend_from_slice(free);
+        self.free_cursor
+            .store(self.free.len() as i64, Ordering::Relaxed);
+        self.live = 0;
+    }
+
+    /// Snapshot support: makes slot `index` live at `location` (its id is stored there).
+    #[inline]
+    pub(crate) fn place_live(&mut self, index: u32, location: Location) {
+        let slot = &mut self.slots[index as usize];
+        debug_assert!(
+            !slot.is_live() && slot.word == 0,
+            "slot {index} placed twice"
+        );
+        *slot = Slot::live(location);
+        self.live += 1;
     }
 
     /// Checks invariants 1–3; `live_at` answers whether the storage holds the entity with

@@ -52,6 +52,11 @@ pub enum ComponentError {
         /// The missing type's name.
         component: &'static str,
     },
+    /// The component is not enableable (see `World::register_enableable`).
+    NotEnableable {
+        /// The type's name.
+        component: &'static str,
+    },
 }
 
 impl fmt::Display for ComponentError {
@@ -60,6 +65,9 @@ impl fmt::Display for ComponentError {
             Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
             Self::MissingComponent { entity, component } => {
                 write!(f, "entity {entity:?} has no `{component}` component")
+            }
+            Self::NotEnableable { component } => {
+                write!(f, "`{component}` is not an enableable component")
             }
         }
     }
@@ -88,6 +96,10 @@ impl From<EntityError> for ComponentError {
 pub enum WorldError {
     /// `with_chunk_size` takes a power of two from 4 KiB to 1 MiB.
     InvalidChunkSize(usize),
+    /// `ChunkPolicy::MinRows(0)`: a chunk holds at least one row.
+    ZeroMinRows,
+    /// `set_chunk_size_for` came after the archetype was created, so its chunks are sized.
+    ArchetypeExists(crate::ArchetypeId),
 }
 
 impl fmt::Display for WorldError {
@@ -97,8 +109,164 @@ impl fmt::Display for WorldError {
                 f,
                 "invalid chunk size {size}: expected a power of two from 4096 to 1048576 bytes"
             ),
+            Self::ZeroMinRows => {
+                f.write_str("invalid chunk policy: `MinRows` needs at least 1 row")
+            }
+            Self::ArchetypeExists(id) => write!(
+                f,
+                "archetype {} already exists, so its chunk size is fixed",
+                id.index()
+            ),
         }
     }
 }
 
 impl std::error::Error for WorldError {}
+
+/// A snapshot could not be taken, written, read or restored.
+///
+/// Every variant names what it is about: the component or resource type, the entity, or the
+/// byte offset in a buffer. Nothing is changed in the world when `snapshot`, `restore` or
+/// `from_bytes` return one of these.
+///
+/// ```
+/// # use ecs_core::{SnapshotError, World};
+/// struct Handle(u32); // neither Pod nor registered for snapshots
+/// let mut world = World::new();
+/// let e = world.spawn((Handle(1),));
+/// let err = world.snapshot().unwrap_err();
+/// assert!(matches!(err, SnapshotError::NotSnapshotable { entity, .. } if entity == e));
+/// assert!(err.to_string().contains("Handle` of entity 0v1 is registered neither"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// A live entity has a component registered with neither `register_pod` nor
+    /// `register_clone` (and the caller did not ask to skip such components).
+    NotSnapshotable {
+        /// The component's type name.
+        component: &'static str,
+        /// The first entity found with it.
+        entity: Entity,
+    },
+    /// `to_bytes` met a column or resource that was cloned rather than copied as `Pod` bytes.
+    NotPod {
+        /// The type's name.
+        name: String,
+    },
+    /// `restore`: the world has no component of this name (or `TypeId`) registered for
+    /// snapshots.
+    UnknownComponent {
+        /// The component's type name, as the snapshot records it.
+        component: String,
+    },
+    /// `restore`: the world registered a type of this name with another size or alignment.
+    LayoutMismatch {
+        /// The component's type name.
+        component: String,
+        /// `(size, align)` in the snapshot.
+        snapshot: (usize, usize),
+        /// `(size, align)` in the world.
+        world: (usize, usize),
+    },
+    /// `restore`: the snapshot holds raw bytes for a component the world did not register with
+    /// `register_pod`, so the bytes cannot be proven valid values of it.
+    NotPodInWorld {
+        /// The component's type name.
+        component: String,
+    },
+    /// `restore`: the world has no resource of this name registered for snapshots, or one with
+    /// another size, alignment or kind.
+    UnknownResource {
+        /// The resource's type name.
+        resource: String,
+    },
+    /// `restore`: one row of an archetype in the snapshot does not fit in this world's chunks.
+    RowTooLarge(crate::archetype::RowTooLarge),
+    /// `from_bytes`: the buffer does not start with the snapshot magic.
+    BadMagic,
+    /// `from_bytes`: the format version is not one this build reads.
+    UnsupportedVersion(u32),
+    /// `from_bytes`: the buffer was written on a machine of the other byte order.
+    WrongEndianness,
+    /// `from_bytes`: the buffer ends before the data it announces.
+    Truncated {
+        /// Byte offset where more data was needed.
+        at: usize,
+        /// Bytes needed there.
+        needed: usize,
+    },
+    /// `from_bytes`: the trailing checksum does not match the contents.
+    ChecksumMismatch {
+        /// The checksum stored in the buffer.
+        stored: u64,
+        /// The checksum of the contents.
+        computed: u64,
+    },
+    /// `from_bytes`: the contents are well-framed but inconsistent.
+    Corrupt {
+        /// Byte offset of the offending field.
+        at: usize,
+        /// What is wrong, e.g. "entity 5v2 appears twice".
+        reason: String,
+    },
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotSnapshotable { component, entity } => write!(
+                f,
+                "component `{component}` of entity {entity:?} is registered neither as pod nor \
+                 as clone, so it cannot be snapshotted"
+            ),
+            Self::NotPod { name } => write!(
+                f,
+                "`{name}` is cloned, not pod, so it cannot be written as bytes"
+            ),
+            Self::UnknownComponent { component } => write!(
+                f,
+                "the world has no component `{component}` registered for snapshots"
+            ),
+            Self::LayoutMismatch {
+                component,
+                snapshot,
+                world,
+            } => write!(
+                f,
+                "component `{component}` has size {} and alignment {} in the snapshot but {} \
+                 and {} in the world",
+                snapshot.0, snapshot.1, world.0, world.1
+            ),
+            Self::NotPodInWorld { component } => write!(
+                f,
+                "the snapshot holds bytes of `{component}`, which the world did not register \
+                 as pod"
+            ),
+            Self::UnknownResource { resource } => write!(
+                f,
+                "the world has no resource `{resource}` registered for snapshots with this \
+                 layout"
+            ),
+            Self::RowTooLarge(err) => write!(f, "cannot restore: {err}"),
+            Self::BadMagic => f.write_str("not a snapshot: bad magic bytes"),
+            Self::UnsupportedVersion(v) => write!(f, "unsupported snapshot format version {v}"),
+            Self::WrongEndianness => {
+                f.write_str("the snapshot was written on a machine of the other byte order")
+            }
+            Self::Truncated { at, needed } => write!(
+                f,
+                "snapshot truncated: {needed} more bytes needed at offset {at}"
+            ),
+            Self::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "snapshot corrupted: checksum {stored:#018x} stored, {computed:#018x} computed"
+            ),
+            Self::Corrupt { at, reason } => {
+                write!(f, "snapshot corrupted at offset {at}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}

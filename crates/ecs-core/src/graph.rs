@@ -7,9 +7,12 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::bundle::{bundle_ids, Bundle};
+use crate::chunk_policy::ChunkSizing;
+use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, Components, TypeIdMap};
 use crate::signature::Signature;
 
@@ -121,20 +124,28 @@ pub struct Archetypes {
     list: Vec<Archetype>,
     edges: Vec<Edges>,
     by_signature: HashMap<Signature, ArchetypeId, ahash::RandomState>,
-    chunk_size: usize,
+    pub(crate) sizing: ChunkSizing,
+    /// Where every archetype's chunks get their memory.
+    pool: Arc<ChunkPool>,
 }
 
 impl Archetypes {
-    pub(crate) fn new(chunk_size: usize) -> Self {
+    pub(crate) fn new(sizing: ChunkSizing) -> Self {
         let mut this = Self {
             list: Vec::new(),
             edges: Vec::new(),
             by_signature: HashMap::default(),
-            chunk_size,
+            sizing,
+            pool: Arc::default(),
         };
         let empty = this.get_or_create(Signature::new(), &Components::default());
         debug_assert_eq!(empty, ArchetypeId::EMPTY);
         this
+    }
+
+    /// Where every archetype's chunks get their memory.
+    pub(crate) fn chunk_pool(&self) -> &ChunkPool {
+        &self.pool
     }
 
     /// The archetypes, indexed by [`ArchetypeId::index`].
@@ -163,7 +174,7 @@ impl Archetypes {
         let id = ArchetypeId::new(self.list.len());
         let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
         let marks: Vec<_> = signature.iter().map(|c| components.row_marks(c)).collect();
-        let archetype = match Archetype::new(id, &infos, self.chunk_size, &marks) {
+        let archetype = match Archetype::new(id, &infos, &self.sizing, &self.pool, &marks) {
             Ok(archetype) => archetype,
             Err(too_large) => panic!("cannot store this archetype: {too_large}"),
         };
@@ -171,6 +182,24 @@ impl Archetypes {
         self.edges.push(Edges::default());
         self.by_signature.insert(signature, id);
         id
+    }
+
+    /// Heap bytes of the graph's own tables (archetype list, edge lists, signature map), by
+    /// capacity; edge hash maps are estimated from their lengths. For the layout report.
+    pub(crate) fn table_bytes(&self) -> usize {
+        let edges: usize = self
+            .edges
+            .iter()
+            .map(|e| {
+                e.insert.list.capacity() * size_of::<InsertEdge>()
+                    + e.remove.list.capacity() * size_of::<RemoveEdge>()
+                    + (e.insert.list.len() + e.remove.list.len()) * 2 * size_of::<(TypeId, u32)>()
+            })
+            .sum();
+        self.list.capacity() * size_of::<Archetype>()
+            + self.edges.capacity() * size_of::<Edges>()
+            + self.by_signature.capacity() * (size_of::<(Signature, ArchetypeId)>() + 1)
+            + edges
     }
 
     /// The archetype with exactly `signature`, if it exists.
@@ -427,7 +456,7 @@ mod tests {
 
     /// A graph with edges `{} -> {u32} -> {u32, u8}` and back, built against `components`.
     fn graph(components: &mut Components) -> Archetypes {
-        let mut graph = Archetypes::new(256);
+        let mut graph = Archetypes::new(ChunkSizing::fixed(256));
         let one = graph
             .insert_edge::<(u32,)>(ArchetypeId::EMPTY, components)
             .0

@@ -1,9 +1,96 @@
-//! A report of how a world's archetypes use their chunks.
+//! A report of how a world's archetypes use their chunks, and of the world's memory.
+//!
+//! [`World::layout`](crate::World::layout) gathers it as plain data: per archetype its chunk
+//! size, column order and fill; per column its offset, alignment achieved, the padding before
+//! it and what one full pass over it touches; and the world's heap bytes by kind. `Display`
+//! prints tables; [`WorldLayout::to_csv`] and [`WorldLayout::to_json`] export the same data.
+//! Building it is O(archetypes × columns + chunks); it allocates only the report.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use crate::archetype::{Archetype, ArchetypeId};
+use crate::chunk::ColumnSpec;
+use crate::chunk_policy::ChunkPolicy;
 use crate::entity::Entity;
+use crate::World;
+
+/// Bytes of one memory page, for the footprint estimate.
+const PAGE: usize = 4096;
+
+/// What reading every row of something once touches.
+///
+/// Cache lines are exact given that chunks are at least 64-byte aligned; pages assume
+/// page-aligned chunk blocks (large allocations usually are), so they are an estimate.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::with_chunk_size(4096).unwrap();
+/// world.spawn_batch((0..256u64).map(|i| (i,)));
+/// let col = &world.layout().archetypes[0].columns[0];
+/// assert_eq!(col.pass.bytes, 256 * 8);
+/// assert!(col.pass.cache_lines >= 256 * 8 / 64);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes of row data read.
+    pub bytes: usize,
+    /// Distinct 64-byte cache lines those bytes lie in.
+    pub cache_lines: usize,
+    /// Distinct 4 KiB pages (estimate, see above).
+    pub pages: usize,
+}
+
+impl Footprint {
+    /// The lines and pages of `len` bytes from `offset` in each of `chunks` blocks.
+    fn of_range(offset: usize, len: usize) -> Self {
+        if len == 0 {
+            return Self::default();
+        }
+        let span = |unit: usize| (offset + len - 1) / unit - offset / unit + 1;
+        Self {
+            bytes: len,
+            cache_lines: span(CACHE_LINE),
+            pages: span(PAGE),
+        }
+    }
+
+    fn add(&mut self, other: Self) {
+        self.bytes += other.bytes;
+        self.cache_lines += other.cache_lines;
+        self.pages += other.pages;
+    }
+}
+
+const CACHE_LINE: usize = 64;
+
+/// One column of an archetype's chunks.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::with_chunk_size(4096).unwrap();
+/// world.spawn((1u8, 2u64));
+/// let cols = &world.layout().archetypes[0].columns;
+/// assert_eq!((cols[0].name, cols[0].size), ("u8", 1));
+/// assert_eq!(cols[1].offset % cols[1].align, 0);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnLayout {
+    /// The component's type name.
+    pub name: &'static str,
+    /// Element size in bytes.
+    pub size: usize,
+    /// The type's alignment.
+    pub align: usize,
+    /// Byte offset of the column in every chunk.
+    pub offset: usize,
+    /// The largest power of two the offset is a multiple of (up to the chunk's alignment):
+    /// what a vector loop over the column can count on.
+    pub achieved_align: usize,
+    /// Bytes between the end of the array placed before this one and this offset.
+    pub padding_before: usize,
+    /// What one full pass over this column of the archetype's rows touches.
+    pub pass: Footprint,
+}
 
 /// Chunk usage of one archetype.
 ///
@@ -21,10 +108,18 @@ pub struct ArchetypeLayout {
     pub id: ArchetypeId,
     /// `(type name, size in bytes)` per component column.
     pub components: Vec<(&'static str, usize)>,
+    /// Bytes per chunk of this archetype.
+    pub chunk_size: usize,
+    /// Which column order its layout used: `registration`, `min-padding` or `chosen-first`.
+    pub column_order: &'static str,
+    /// Per component column, in column (ascending id) order.
+    pub columns: Vec<ColumnLayout>,
     /// Rows per chunk.
     pub capacity: usize,
     /// Chunks in use.
     pub chunks: usize,
+    /// Empty chunks kept for reuse.
+    pub spare_chunks: usize,
     /// Entities stored.
     pub entities: usize,
     /// `entities / (chunks * capacity)` as a percentage (100 when there are no chunks).
@@ -32,9 +127,68 @@ pub struct ArchetypeLayout {
     /// Bytes of the archetype's chunks that hold no row data: padding, the tail a full chunk
     /// cannot use, and the free rows of the last chunk.
     pub bytes_unused: usize,
+    /// Padding bytes between columns in one chunk.
+    pub padding_bytes: usize,
+    /// Bytes after the last column in one chunk.
+    pub tail_bytes: usize,
+    /// Rows a chunk would hold with no padding at all, minus the rows it holds.
+    pub rows_lost_to_padding: usize,
+    /// What one full pass over every column (entity ids included) touches.
+    pub pass: Footprint,
+    /// What one full pass over the entity ids touches.
+    pub entity_pass: Footprint,
 }
 
-/// Chunk usage of every archetype that holds entities, from
+/// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
+/// worlds whose chunks dominate; small graph tables are estimated).
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.spawn((1u32,));
+/// let mem = world.layout().memory;
+/// assert_eq!(mem.chunk_bytes, 16 * 1024);
+/// assert!(mem.total() > mem.chunk_bytes);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldMemory {
+    /// Blocks of chunks in use.
+    pub chunk_bytes: usize,
+    /// Blocks of spare (empty, kept) chunks.
+    pub spare_chunk_bytes: usize,
+    /// The rest of the chunk pool's 2 MiB blocks: slots not yet handed out as chunks (see
+    /// [`ChunkPool`](crate::ChunkPool)), and the pool's own bookkeeping.
+    pub pool_free_bytes: usize,
+    /// Chunk records and column tables of all archetypes.
+    pub record_bytes: usize,
+    /// The entity table.
+    pub entity_table_bytes: usize,
+    /// The archetype list, edge tables and signature map.
+    pub graph_bytes: usize,
+    /// Archetypes without entities (their bytes are in the fields above).
+    pub empty_archetypes: usize,
+}
+
+impl WorldMemory {
+    /// Sum of the byte fields.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let m = World::new().layout().memory;
+    /// assert_eq!(m.total(), m.chunk_bytes + m.spare_chunk_bytes + m.pool_free_bytes
+    ///     + m.record_bytes + m.entity_table_bytes + m.graph_bytes);
+    /// ```
+    pub fn total(&self) -> usize {
+        self.chunk_bytes
+            + self.spare_chunk_bytes
+            + self.pool_free_bytes
+            + self.record_bytes
+            + self.entity_table_bytes
+            + self.graph_bytes
+    }
+}
+
+/// Chunk usage of every archetype that holds entities, and the world's memory, from
 /// [`World::layout`](crate::World::layout).
 ///
 /// ```
@@ -47,45 +201,162 @@ pub struct ArchetypeLayout {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldLayout {
-    /// The chunk size in bytes.
+    /// The world's [`World::chunk_size`](crate::World::chunk_size).
     pub chunk_size: usize,
+    /// The chunk policy for new archetypes.
+    pub policy: ChunkPolicy,
     /// One entry per non-empty archetype, in archetype order.
     pub archetypes: Vec<ArchetypeLayout>,
+    /// Heap bytes by kind.
+    pub memory: WorldMemory,
 }
 
-impl WorldLayout {
-    pub(crate) fn of(archetypes: &[Archetype], chunk_size: usize) -> Self {
-        let archetypes = archetypes
+impl ArchetypeLayout {
+    /// What one full pass of a query reading `columns` (column numbers, as in
+    /// [`Archetype::column`](crate::Archetype::column)) over this archetype touches, entity
+    /// ids included if `with_entities`.
+    ///
+    /// # Panics
+    /// If a column number is out of range.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..1000u32).map(|i| (i, 0u64)));
+    /// let arch = &world.layout().archetypes[0];
+    /// let one = arch.footprint(&[0], false);
+    /// assert_eq!(one.bytes, 4000);
+    /// assert_eq!(arch.footprint(&[0, 1], true), arch.pass);
+    /// ```
+    pub fn footprint(&self, columns: &[usize], with_entities: bool) -> Footprint {
+        let mut f = if with_entities {
+            self.entity_pass
+        } else {
+            Footprint::default()
+        };
+        for &c in columns {
+            f.add(self.columns[c].pass);
+        }
+        f
+    }
+
+    fn of(a: &Archetype, world: &World) -> Self {
+        let layout = a.layout();
+        let (cap, chunk_size) = (layout.capacity(), layout.chunk_size());
+        let infos: Vec<_> = a
+            .component_ids()
+            .map(|id| world.components().info(id))
+            .collect();
+        let specs: Vec<ColumnSpec> = infos
             .iter()
-            .filter(|a| !a.is_empty())
-            .map(|a| {
-                let components: Vec<_> = a.component_names().collect();
-                let row_bytes = size_of::<Entity>() + components.iter().map(|c| c.1).sum::<usize>();
-                let capacity = a.layout().capacity();
-                let chunks = a.chunks().len();
-                let slots = chunks * capacity;
-                ArchetypeLayout {
-                    id: a.id(),
-                    components,
-                    capacity,
-                    chunks,
-                    entities: a.len(),
-                    fill_percent: if slots == 0 {
-                        100.0
+            .map(|i| ColumnSpec {
+                size: i.size(),
+                align: i.align(),
+            })
+            .collect();
+        // Rows per chunk, chunk by chunk: all full but the last.
+        let chunk_rows: Vec<usize> = a.chunks().iter().map(|c| c.len()).collect();
+        let pass_of = |offset: usize, size: usize| {
+            let mut f = Footprint::default();
+            for &rows in &chunk_rows {
+                f.add(Footprint::of_range(offset, rows * size));
+            }
+            f
+        };
+        let mut columns: Vec<ColumnLayout> = infos
+            .iter()
+            .enumerate()
+            .map(|(c, info)| {
+                let offset = layout.offset(c);
+                ColumnLayout {
+                    name: info.name(),
+                    size: info.size(),
+                    align: info.align(),
+                    offset,
+                    achieved_align: if info.size() == 0 || offset == 0 {
+                        layout.align()
                     } else {
-                        100.0 * a.len() as f64 / slots as f64
+                        (1 << offset.trailing_zeros()).min(layout.align())
                     },
-                    bytes_unused: chunks * chunk_size - a.len() * row_bytes,
+                    padding_before: 0,
+                    pass: pass_of(offset, info.size()),
                 }
             })
             .collect();
+        let mut end = cap * size_of::<Entity>();
+        let mut padding_bytes = 0;
+        for &c in layout.placement() {
+            if specs[c].size == 0 {
+                continue;
+            }
+            columns[c].padding_before = columns[c].offset - end;
+            padding_bytes += columns[c].padding_before;
+            end = columns[c].offset + cap * specs[c].size;
+        }
+        let row_bytes = size_of::<Entity>() + specs.iter().map(|s| s.size).sum::<usize>();
+        let entity_pass = pass_of(0, size_of::<Entity>());
+        let mut pass = entity_pass;
+        for c in &columns {
+            pass.add(c.pass);
+        }
+        let chunks = a.chunks().len();
+        let slots = chunks * cap;
         Self {
+            id: a.id(),
+            components: a.component_names().collect(),
             chunk_size,
-            archetypes,
+            column_order: layout.column_order(),
+            columns,
+            capacity: cap,
+            chunks,
+            spare_chunks: a.spare_chunks(),
+            entities: a.len(),
+            fill_percent: if slots == 0 {
+                100.0
+            } else {
+                100.0 * a.len() as f64 / slots as f64
+            },
+            bytes_unused: chunks * chunk_size - a.len() * row_bytes,
+            padding_bytes,
+            tail_bytes: chunk_size - end,
+            rows_lost_to_padding: chunk_size / row_bytes - cap,
+            pass,
+            entity_pass,
+        }
+    }
+}
+
+impl WorldLayout {
+    pub(crate) fn of(world: &World) -> Self {
+        let mut memory = WorldMemory {
+            entity_table_bytes: world.entities_for_snapshot().heap_bytes(),
+            graph_bytes: world.graph().table_bytes(),
+            ..WorldMemory::default()
+        };
+        for a in world.archetypes() {
+            let size = a.layout().chunk_size();
+            memory.chunk_bytes += a.chunks().len() * size;
+            memory.spare_chunk_bytes += a.spare_chunks() * size;
+            memory.record_bytes += a.record_bytes();
+            memory.empty_archetypes += usize::from(a.is_empty());
+        }
+        let pool = world.chunk_pool();
+        memory.pool_free_bytes = (pool.stats().block_bytes + pool.bookkeeping_bytes())
+            .saturating_sub(memory.chunk_bytes + memory.spare_chunk_bytes);
+        Self {
+            chunk_size: world.chunk_size(),
+            policy: world.chunk_policy(),
+            archetypes: world
+                .archetypes()
+                .iter()
+                .filter(|a| !a.is_empty())
+                .map(|a| ArchetypeLayout::of(a, world))
+                .collect(),
+            memory,
         }
     }
 
-    /// Total bytes of all chunks.
+    /// Total bytes of all chunks in use.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -95,17 +366,176 @@ impl WorldLayout {
     /// assert_eq!(world.layout().chunk_bytes(), 2 * 16 * 1024);
     /// ```
     pub fn chunk_bytes(&self) -> usize {
-        self.archetypes.iter().map(|a| a.chunks).sum::<usize>() * self.chunk_size
+        self.archetypes
+            .iter()
+            .map(|a| a.chunks * a.chunk_size)
+            .sum()
     }
+
+    /// One CSV line per column of every non-empty archetype, after a header line.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let csv = world.layout().to_csv();
+    /// assert!(csv.starts_with("archetype,chunk_size,"));
+    /// assert_eq!(csv.lines().count(), 2);
+    /// ```
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "archetype,chunk_size,column_order,capacity,chunks,entities,padding_bytes,tail_bytes,\
+             rows_lost_to_padding,column,name,size,align,offset,achieved_align,padding_before,\
+             pass_bytes,pass_cache_lines,pass_pages\n",
+        );
+        for a in &self.archetypes {
+            for (c, col) in a.columns.iter().enumerate() {
+                // Type names may hold commas (tuples, generics): quote them.
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{c},\"{}\",{},{},{},{},{},{},{},{}",
+                    a.id.index(),
+                    a.chunk_size,
+                    a.column_order,
+                    a.capacity,
+                    a.chunks,
+                    a.entities,
+                    a.padding_bytes,
+                    a.tail_bytes,
+                    a.rows_lost_to_padding,
+                    col.name.replace('"', "\"\""),
+                    col.size,
+                    col.align,
+                    col.offset,
+                    col.achieved_align,
+                    col.padding_before,
+                    col.pass.bytes,
+                    col.pass.cache_lines,
+                    col.pass.pages,
+                );
+            }
+        }
+        out
+    }
+
+    /// The whole report as one JSON object.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let json = world.layout().to_json();
+    /// assert!(json.starts_with("{\"chunk_size\":16384,"));
+    /// assert!(json.contains("\"name\":\"u32\""));
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        let m = &self.memory;
+        let _ = write!(
+            out,
+            "{{\"chunk_size\":{},\"policy\":{},\"memory\":{{\"chunk_bytes\":{},\
+             \"spare_chunk_bytes\":{},\"pool_free_bytes\":{},\"record_bytes\":{},\"entity_table_bytes\":{},\
+             \"graph_bytes\":{},\"empty_archetypes\":{},\"total\":{}}},\"archetypes\":[",
+            self.chunk_size,
+            json_str(&format!("{:?}", self.policy)),
+            m.chunk_bytes,
+            m.spare_chunk_bytes,
+            m.pool_free_bytes,
+            m.record_bytes,
+            m.entity_table_bytes,
+            m.graph_bytes,
+            m.empty_archetypes,
+            m.total()
+        );
+        for (i, a) in self.archetypes.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}{{\"id\":{},\"chunk_size\":{},\"column_order\":{},\"capacity\":{},\
+                 \"chunks\":{},\"spare_chunks\":{},\"entities\":{},\"fill_percent\":{:.3},\
+                 \"bytes_unused\":{},\"padding_bytes\":{},\"tail_bytes\":{},\
+                 \"rows_lost_to_padding\":{},\"pass\":{},\"entity_pass\":{},\"columns\":[",
+                if i == 0 { "" } else { "," },
+                a.id.index(),
+                a.chunk_size,
+                json_str(a.column_order),
+                a.capacity,
+                a.chunks,
+                a.spare_chunks,
+                a.entities,
+                a.fill_percent,
+                a.bytes_unused,
+                a.padding_bytes,
+                a.tail_bytes,
+                a.rows_lost_to_padding,
+                json_footprint(a.pass),
+                json_footprint(a.entity_pass),
+            );
+            for (c, col) in a.columns.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "{}{{\"name\":{},\"size\":{},\"align\":{},\"offset\":{},\
+                     \"achieved_align\":{},\"padding_before\":{},\"pass\":{}}}",
+                    if c == 0 { "" } else { "," },
+                    json_str(col.name),
+                    col.size,
+                    col.align,
+                    col.offset,
+                    col.achieved_align,
+                    col.padding_before,
+                    json_footprint(col.pass),
+                );
+            }
+            out.push_str("]}");
+        }
+        out.push_str("]}");
+        out
+    }
+}
+
+fn json_footprint(f: Footprint) -> String {
+    format!(
+        "{{\"bytes\":{},\"cache_lines\":{},\"pages\":{}}}",
+        f.bytes, f.cache_lines, f.pages
+    )
+}
+
+/// `s` as a JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 impl fmt::Display for WorldLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "chunk size: {} B", self.chunk_size)?;
         writeln!(
             f,
-            "{:>4}  {:>8}  {:>7}  {:>9}  {:>6}  {:>11}  components",
-            "arch", "capacity", "chunks", "entities", "fill", "unused B"
+            "chunk size: {} B, policy {:?}",
+            self.chunk_size, self.policy
+        )?;
+        writeln!(
+            f,
+            "{:>4}  {:>7}  {:>8}  {:>7}  {:>9}  {:>6}  {:>11}  {:>4}  {:>12}  components",
+            "arch",
+            "chunk B",
+            "capacity",
+            "chunks",
+            "entities",
+            "fill",
+            "unused B",
+            "lost",
+            "order"
         )?;
         for a in &self.archetypes {
             let names: Vec<String> = a
@@ -115,13 +545,16 @@ impl fmt::Display for WorldLayout {
                 .collect();
             writeln!(
                 f,
-                "{:>4}  {:>8}  {:>7}  {:>9}  {:>5.1}%  {:>11}  {}",
+                "{:>4}  {:>7}  {:>8}  {:>7}  {:>9}  {:>5.1}%  {:>11}  {:>4}  {:>12}  {}",
                 a.id.index(),
+                a.chunk_size,
                 a.capacity,
                 a.chunks,
                 a.entities,
                 a.fill_percent,
                 a.bytes_unused,
+                a.rows_lost_to_padding,
+                a.column_order,
                 if names.is_empty() {
                     "-".to_string()
                 } else {
@@ -129,7 +562,51 @@ impl fmt::Display for WorldLayout {
                 }
             )?;
         }
-        Ok(())
+        writeln!(
+            f,
+            "columns (offset, alignment achieved, padding before; one full pass):"
+        )?;
+        for a in &self.archetypes {
+            writeln!(
+                f,
+                "  arch {}: padding {} B, tail {} B per chunk; pass {} B, {} lines, {} pages",
+                a.id.index(),
+                a.padding_bytes,
+                a.tail_bytes,
+                a.pass.bytes,
+                a.pass.cache_lines,
+                a.pass.pages
+            )?;
+            for col in &a.columns {
+                writeln!(
+                    f,
+                    "    {:>7}  align {:>2}/{:<3}  pad {:>4}  {:>8} B {:>6} lines {:>4} pages  {}",
+                    col.offset,
+                    col.align,
+                    col.achieved_align,
+                    col.padding_before,
+                    col.pass.bytes,
+                    col.pass.cache_lines,
+                    col.pass.pages,
+                    short_name(col.name)
+                )?;
+            }
+        }
+        let m = &self.memory;
+        write!(
+            f,
+            "memory: chunks {} B, spare chunks {} B, free pool slots {} B, chunk records {} B, \
+             entity table {} B, graph {} B, {} empty archetypes; total {} B",
+            m.chunk_bytes,
+            m.spare_chunk_bytes,
+            m.pool_free_bytes,
+            m.record_bytes,
+            m.entity_table_bytes,
+            m.graph_bytes,
+            m.empty_archetypes,
+            m.total()
+        )?;
+        writeln!(f)
     }
 }
 
@@ -164,5 +641,17 @@ mod tests {
         assert_eq!(short_name("alloc::string::String"), "String");
         assert_eq!(short_name("alloc::vec::Vec<u32>"), "Vec<u32>");
         assert_eq!(short_name("(a::B, c::D)"), "(B, D)");
+    }
+
+    #[test]
+    fn footprint_counts_lines_a_range_touches() {
+        let f = Footprint::of_range(60, 8);
+        assert_eq!((f.bytes, f.cache_lines, f.pages), (8, 2, 1));
+        assert_eq!(Footprint::of_range(0, 0), Footprint::default());
+    }
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_str("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
     }
 }

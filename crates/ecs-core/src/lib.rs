@@ -1,7 +1,8 @@
 //! The storage core of the `ecs` engine: entities, components, archetypes and chunks.
 //!
 //! Entities with the same set of component types share an [`Archetype`]. An archetype stores its
-//! rows in fixed-size [`Chunk`]s (16 KiB by default) laid out as struct-of-arrays, so a query
+//! rows in fixed-size [`Chunk`]s (16 KiB by default; a [`ChunkPolicy`] may size each archetype
+//! differently, and a [`ColumnOrder`] place its columns) laid out as struct-of-arrays, so a query
 //! walks a few dense arrays per chunk. Adding or removing components moves an entity's row along
 //! a cached edge of the archetype graph.
 //!
@@ -36,12 +37,24 @@ mod archetype;
 mod bundle;
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
+mod chunk_policy;
+#[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
+mod chunk_pool;
+#[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
+mod column;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
+#[expect(
+    unsafe_code,
+    reason = "toggles enable bits through shared chunks for writing queries"
+)]
+mod enable;
 mod entity;
+mod entity_ref;
 mod error;
 mod graph;
 mod layout;
+mod query_cache;
 #[expect(
     unsafe_code,
     reason = "resources are handed out through UnsafeCell for schedulers"
@@ -51,10 +64,16 @@ mod row_ticks; // safe: atomics and boxed slices
 mod signature;
 #[expect(
     unsafe_code,
+    reason = "copies pod columns as bytes and moves cloned values into chunks"
+)]
+mod snapshot;
+#[expect(
+    unsafe_code,
     reason = "writes batch rows through the archetype's unsafe row API"
 )]
 mod spawn_batch;
 mod sync;
+mod take;
 #[expect(
     unsafe_code,
     reason = "moves rows along archetype edges with column copies"
@@ -64,15 +83,24 @@ mod world;
 pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
+pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
 pub use component::{
     Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
 };
+pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
-pub use error::{ComponentError, EntityError, WorldError};
+pub use entity_ref::EntityRef;
+pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
 pub use graph::Archetypes;
-pub use layout::{short_name, ArchetypeLayout, WorldLayout};
+pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
+pub use query_cache::QueryCache;
 pub use resource::Resources;
 pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;
+pub use snapshot::{Snapshot, Unregistered};
 pub use spawn_batch::SpawnBatch;
 pub use world::{Tick, World, WorldId};
+
+/// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.
+pub use bytemuck;

@@ -302,9 +302,19 @@ impl ColumnMarks {
         }
     }
 
-    /// Forgets the bulk stamp; for a chunk with no rows.
-    pub(crate) fn reset_bulk(&mut self) {
+    /// Heap bytes of the row arrays.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.changed.len() + self.added.len()) * size_of::<AtomicU32>()
+    }
+
+    /// Forgets the bulk stamp and reads every row as written and added at `tick`; for a chunk
+    /// with no rows coming back into use, whose rows will be written at `tick` or later.
+    pub(crate) fn reset(&mut self, tick: u64) {
         *self.bulk.get_mut() = 0;
+        for t in self.changed.iter_mut().chain(self.added.iter_mut()) {
+            *t.get_mut() = tick as u32;
+        }
+        self.added_max = tick;
     }
 
     /// Lengths for `check_invariants`.

@@ -16,13 +16,17 @@ use std::sync::atomic::AtomicU64 as StdAtomicU64;
 use crate::archetype::{copy_value, Archetype, ArchetypeId, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
+use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
+use crate::chunk_pool::ChunkPool;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
 use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::layout::WorldLayout;
+use crate::query_cache::QueryCache;
 use crate::resource::Resources;
 use crate::row_ticks::RowMarks;
+use crate::snapshot::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 
 /// Identifies one world, so that cached query state can refuse another world.
@@ -73,7 +77,9 @@ pub struct World {
     archetypes: Archetypes,
     pub(crate) resources: Resources,
     change_tick: AtomicU64,
-    chunk_size: usize,
+    pub(crate) snapshots: SnapshotRegistry,
+    /// Per-query-type state of one-shot queries (see [`QueryCache`]).
+    query_cache: QueryCache,
 }
 
 impl Default for World {
@@ -92,7 +98,7 @@ impl World {
     /// assert_eq!(world.chunk_size(), 16 * 1024);
     /// ```
     pub fn new() -> Self {
-        Self::build(CHUNK_SIZE)
+        Self::build(ChunkSizing::fixed(CHUNK_SIZE))
     }
 
     /// An empty world whose chunks are `bytes` long.
@@ -106,10 +112,7 @@ impl World {
     /// assert!(World::with_chunk_size(10_000).is_err());
     /// ```
     pub fn with_chunk_size(bytes: usize) -> Result<Self, WorldError> {
-        if !(4096..=1 << 20).contains(&bytes) || !bytes.is_power_of_two() {
-            return Err(WorldError::InvalidChunkSize(bytes));
-        }
-        Ok(Self::build(bytes))
+        Self::with_chunk_policy(ChunkPolicy::Fixed(bytes))
     }
 
     /// A world with tiny chunks (a power of two of at least 128 bytes), so that tests, and
@@ -129,19 +132,23 @@ impl World {
             bytes >= 128 && bytes.is_power_of_two(),
             "test chunk size {bytes} refused"
         );
-        Self::build(bytes)
+        Self::build(ChunkSizing::fixed(bytes))
     }
 
-    fn build(chunk_size: usize) -> Self {
+    pub(crate) fn build(sizing: ChunkSizing) -> Self {
         static NEXT_ID: StdAtomicU64 = StdAtomicU64::new(0);
+        let id = WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let components = Components::default();
+        let query_cache = QueryCache::new(id, components.registry_id());
         Self {
-            id: WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            id,
+            query_cache,
             entities: Entities::default(),
-            components: Components::default(),
-            archetypes: Archetypes::new(chunk_size),
+            components,
+            archetypes: Archetypes::new(sizing),
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
-            chunk_size,
+            snapshots: SnapshotRegistry::default(),
         }
     }
 
@@ -158,7 +165,9 @@ impl World {
         self.id
     }
 
-    /// The chunk size in bytes.
+    /// The chunk size of the world's [`ChunkPolicy::Fixed`] policy, or 16 KiB under
+    /// another policy. An archetype's own size is `arch.layout().chunk_size()`: overrides and
+    /// `MinRows` make them differ (see [`World::set_chunk_policy`]).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -166,7 +175,30 @@ impl World {
     /// assert_eq!(world.chunk_size(), 32 * 1024);
     /// ```
     pub fn chunk_size(&self) -> usize {
-        self.chunk_size
+        match self.archetypes.sizing.policy {
+            ChunkPolicy::Fixed(bytes) => bytes,
+            _ => CHUNK_SIZE,
+        }
+    }
+
+    /// Where this world's chunks get their memory: 2 MiB blocks carved into chunks (see
+    /// [`ChunkPool`]). Its [`stats`](ChunkPool::stats) say how many blocks the world holds;
+    /// [`release_empty`](ChunkPool::release_empty) hands unused blocks back to the system.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let ids: Vec<_> = world.spawn_batch((0..10_000u32).map(|i| (i,))).collect();
+    /// assert!(world.chunk_pool().stats().blocks >= 1);
+    /// for e in ids {
+    ///     world.despawn(e).unwrap();
+    /// }
+    /// world.chunk_pool().release_empty();
+    /// // What is left is the archetype's one spare chunk, kept for the next spawn.
+    /// assert_eq!(world.chunk_pool().stats().chunks, 1);
+    /// ```
+    pub fn chunk_pool(&self) -> &ChunkPool {
+        self.archetypes.chunk_pool()
     }
 
     // ----- entities -------------------------------------------------------------------------
@@ -350,6 +382,7 @@ impl World {
                 carried.map(|(c, &d)| (c, d as usize)),
                 tick,
             );
+            crate::enable::carry_row_bits(src, from.row(), dst, to.row());
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
@@ -462,6 +495,7 @@ impl World {
             kept.map(|(c, &d)| (c, d as usize)),
             tick,
         );
+        crate::enable::carry_row_bits(src, from.row(), dst, to.row());
         // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the
@@ -780,12 +814,63 @@ impl World {
         self.archetypes.as_slice()
     }
 
+    /// The cache of one-shot query state, for reading (see [`QueryCache`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// assert!(World::new().query_cache().is_empty());
+    /// ```
+    #[inline]
+    pub fn query_cache(&self) -> &QueryCache {
+        &self.query_cache
+    }
+
+    /// The cache of one-shot query state, with the archetypes its entries are matched
+    /// against, borrowed together so an entry can catch up with new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// let (cache, archetypes) = world.query_cache_mut();
+    /// cache.insert(archetypes.len());
+    /// assert_eq!(world.query_cache().get::<usize>(), Some(&world.archetypes().len()));
+    /// ```
+    #[inline]
+    pub fn query_cache_mut(&mut self) -> (&mut QueryCache, &[Archetype]) {
+        self.query_cache
+            .check_registry(self.components.registry_id());
+        (&mut self.query_cache, self.archetypes.as_slice())
+    }
+
     pub(crate) fn parts_mut(&mut self) -> (&mut Entities, &mut Components, &mut Archetypes) {
         (
             &mut self.entities,
             &mut self.components,
             &mut self.archetypes,
         )
+    }
+
+    /// The archetype graph, for the chunk policy and layout report.
+    pub(crate) fn graph(&self) -> &Archetypes {
+        &self.archetypes
+    }
+
+    /// The entity table, for the snapshot module.
+    pub(crate) fn entities_for_snapshot(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// The archetype with exactly `signature`, if any.
+    pub(crate) fn archetypes_find(&self, signature: &crate::Signature) -> Option<ArchetypeId> {
+        self.archetypes.find(signature)
+    }
+
+    /// Raises the change tick to `tick` (never lowers it: invariant 3).
+    pub(crate) fn raise_change_tick(&mut self, tick: Tick) {
+        if tick > self.change_tick() {
+            self.change_tick.store(tick, Ordering::Relaxed);
+        }
     }
 
     // ----- change ticks ---------------------------------------------------------------------
@@ -862,7 +947,7 @@ impl World {
     /// assert_eq!(layout.archetypes[0].entities, 1);
     /// ```
     pub fn layout(&self) -> WorldLayout {
-        WorldLayout::of(self.archetypes.as_slice(), self.chunk_size)
+        WorldLayout::of(self)
     }
 
     /// Walks every entity, archetype, chunk and cached edge and panics, with a message saying

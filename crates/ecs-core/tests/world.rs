@@ -370,7 +370,9 @@ fn invariants_hold_after_many_random_moves() {
         rng
     };
     let mut model: Vec<(Entity, u8)> = (0..40).map(|_| (world.spawn(()), 0)).collect();
-    for _ in 0..1500 {
+    // Miri interprets every check: 60 moves keep it to seconds and still cross chunks.
+    let moves = if cfg!(miri) { 60 } else { 1500 };
+    for _ in 0..moves {
         let k = next() as usize % model.len();
         let (e, has) = model[k];
         let bits = match next() % 9 {
@@ -434,7 +436,7 @@ fn invariants_hold_after_many_random_moves() {
         }
     }
     assert!(
-        world.archetypes().len() > 20,
+        world.archetypes().len() > if cfg!(miri) { 4 } else { 20 },
         "the moves reached many archetypes"
     );
 }

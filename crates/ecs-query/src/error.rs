@@ -30,6 +30,16 @@ pub enum QueryError {
     },
     /// `get_many_mut` was given this entity more than once: two `&mut` to one row would alias.
     AliasedEntities(Entity),
+    /// `single` found no matching entity.
+    NoEntities {
+        /// The query's type name.
+        query: &'static str,
+    },
+    /// `single` found more than one matching entity.
+    MultipleEntities {
+        /// The query's type name.
+        query: &'static str,
+    },
 }
 
 impl fmt::Display for QueryError {
@@ -41,6 +51,10 @@ impl fmt::Display for QueryError {
             }
             Self::AliasedEntities(e) => {
                 write!(f, "entity {e:?} is named twice: its items would alias")
+            }
+            Self::NoEntities { query } => write!(f, "no entity matches query `{query}`"),
+            Self::MultipleEntities { query } => {
+                write!(f, "more than one entity matches query `{query}`")
             }
         }
     }

@@ -18,6 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
+use crate::enabled::{slot_and, slot_rows, Rows, NO_SLOT};
 
 /// Whether a query only reads ([`ReadKind`]) or may write ([`WriteKind`]): a type-level flag
 /// that lets a read-only `Query` system parameter take `&self` in `get`, `iter` and `for_each`
@@ -318,6 +319,41 @@ pub unsafe trait WorldQuery {
     ) {
     }
 
+    /// Whether the element writes a column that keeps row marks in `chunk`: then a path that
+    /// hands out single rows (`iter`) calls [`WorldQuery::mark_rows`] for each. `false` lets
+    /// it skip the call: [`WorldQuery::fetch`] has stamped the chunk column already, and a
+    /// type no `Changed` / `Added` reader asks about pays nothing per row.
+    #[inline(always)]
+    fn keeps_row_marks(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> bool {
+        false
+    }
+
+    /// Which rows of `chunk` the element keeps by enable bits (see the `enabled` module):
+    /// a disabled `T` counts as absent for `RefRO<T>`, `With<T>` and the like. Elements that
+    /// never look at enable bits keep the default, `All`, which costs nothing.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, Rows, WorldQuery};
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// let id = world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let cached = RefRO::<Hidden>::archetype_fetch(&id, arch);
+    /// assert_eq!(RefRO::<Hidden>::enabled_rows(&cached, &arch.chunks()[0]), Rows::None);
+    /// ```
+    #[inline(always)]
+    fn enabled_rows(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> Rows {
+        Rows::All
+    }
+
+    /// ANDs into `words` (bit `b` of word `i` = row `64 * i + b` of `chunk`) the rows the
+    /// element keeps; called only for chunks where some element answered [`Rows::Some`].
+    #[inline(always)]
+    fn and_rows(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _words: &mut [u64]) {}
+
     /// Column pointers for one chunk; writers stamp `tick`.
     ///
     /// # Safety
@@ -545,6 +581,8 @@ pub struct RefRW<T>(PhantomData<fn() -> T>);
 pub struct ArchetypeColumn {
     index: u32,
     offset: u32,
+    /// The column's enable slot, or `NO_SLOT` if its type is not enableable.
+    enable: u32,
 }
 
 impl ArchetypeColumn {
@@ -556,6 +594,7 @@ impl ArchetypeColumn {
         Some(Self {
             index: index as u32,
             offset: archetype.layout().offset(index) as u32,
+            enable: archetype.enable_slot(index).map_or(NO_SLOT, |s| s as u32),
         })
     }
 
@@ -642,6 +681,16 @@ macro_rules! read_element {
             }
 
             #[inline(always)]
+            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
+                slot_rows(column.enable, chunk, true)
+            }
+
+            #[inline]
+            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
+                slot_and(column.enable, chunk, words, true);
+            }
+
+            #[inline(always)]
             unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, _: Tick) -> NonNull<$T> {
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }
@@ -710,7 +759,20 @@ macro_rules! write_element {
             }
 
             #[inline(always)]
-            unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, _: Tick) -> NonNull<$T> {
+            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
+                slot_rows(column.enable, chunk, true)
+            }
+
+            #[inline]
+            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
+                slot_and(column.enable, chunk, words, true);
+            }
+
+            #[inline(always)]
+            unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, tick: Tick) -> NonNull<$T> {
+                // SAFETY: the caller holds the write of `T`'s column this element declared, and
+                // `tick` is the running query's tick (caller contract).
+                unsafe { chunk.mark_changed_unchecked(column.index(), tick) };
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }
             }
@@ -726,6 +788,11 @@ macro_rules! write_element {
                 // element declared, `rows` is within the chunk, and `tick` is the running
                 // query's tick (caller contract).
                 unsafe { chunk.mark_rows_unchecked(column.index(), rows, tick) }
+            }
+
+            #[inline(always)]
+            fn keeps_row_marks(column: &ArchetypeColumn, chunk: &Chunk) -> bool {
+                chunk.keeps_change_marks(column.index())
             }
 
             #[inline(always)]
@@ -858,6 +925,13 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     }
 
     #[inline(always)]
+    fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+        cached
+            .as_ref()
+            .is_some_and(|c| Q::keeps_row_marks(c, chunk))
+    }
+
+    #[inline(always)]
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
         // SAFETY: forwarded caller contract.
         fetch.as_mut().map(|f| unsafe { Q::item(f, row) })
@@ -921,6 +995,12 @@ macro_rules! tuple_query {
                 unsafe { $($Q::mark_rows(&cached.$i, chunk, rows.clone(), tick);)* }
             }
 
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+                false $(|| $Q::keeps_row_marks(&cached.$i, chunk))*
+            }
+
             #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
             fn init_state(components: &mut Components) -> Self::State {
                 ($($Q::init_state(components),)*)
@@ -951,6 +1031,18 @@ macro_rules! tuple_query {
             #[allow(unused_variables, reason = "the empty tuple")]
             fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
                 true $(&& $Q::chunk_matches(&cached.$i, chunk, window))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn enabled_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> Rows {
+                Rows::All $(.and($Q::enabled_rows(&cached.$i, chunk)))*
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn and_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, words: &mut [u64]) {
+                $($Q::and_rows(&cached.$i, chunk, words);)*
             }
 
             #[inline(always)]

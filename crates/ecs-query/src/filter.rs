@@ -6,6 +6,9 @@
 //! or that were spawned with or gained `T` since the running query state last ran. A chunk with
 //! no such row is skipped in O(1) (its column tick); see `ecs_core::RowMarks` and
 //! docs/queries.md for the marks and their cost.
+//!
+//! For an enableable `T` (see the `enabled` module) a disabled `T` counts as absent: `With<T>`
+//! skips the row and `Without<T>` matches it.
 
 use std::any::type_name;
 use std::marker::PhantomData;
@@ -15,6 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
+use crate::enabled::{slot_and, slot_of, slot_rows, Rows};
 use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery};
 
 /// Matches entities that have a `T`, without fetching it.
@@ -112,9 +116,9 @@ filter_tuple!(A, B, C, D, E, F, G, H);
 
 macro_rules! unit_fetch {
     () => {
-        unit_fetch!(|_access, _id| {});
+        unit_fetch!(|_access, _id, _c| {});
     };
-    (|$access:ident, $id:ident| $record:block) => {
+    (|$access:ident, $id:ident, $c:ident| $record:block) => {
         type Item<'w> = ();
         type Slice<'w> = ();
         type Fetch = ();
@@ -129,7 +133,7 @@ macro_rules! unit_fetch {
         fn update_access(
             $id: &ComponentId,
             $access: &mut Access,
-            _: &Components,
+            $c: &Components,
         ) -> Result<(), AccessConflict> {
             $record
             Ok(())
@@ -149,12 +153,31 @@ macro_rules! unit_fetch {
     };
 }
 
-// SAFETY: touches no column.
+// SAFETY: touches no column; reads only `T`'s enable bits (atomics), and declares a filter
+// read of an enableable `T` so that schedules order it against togglers of `T`.
 unsafe impl<T: Component> WorldQuery for With<T> {
-    unit_fetch!();
-    type ArchetypeFetch = ();
+    unit_fetch!(|access, id, c| {
+        // Plain types keep declaring nothing, as before enable bits existed.
+        if c.info(*id).is_enableable() {
+            access.add_filter_read(*id);
+        }
+    });
+    /// `T`'s enable slot in the archetype (`NO_SLOT` if it is not enableable).
+    type ArchetypeFetch = u32;
 
-    fn archetype_fetch(_: &ComponentId, _: &Archetype) {}
+    fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> u32 {
+        slot_of(arch, *id)
+    }
+
+    #[inline(always)]
+    fn enabled_rows(slot: &u32, chunk: &Chunk) -> Rows {
+        slot_rows(*slot, chunk, true)
+    }
+
+    #[inline]
+    fn and_rows(slot: &u32, chunk: &Chunk, words: &mut [u64]) {
+        slot_and(*slot, chunk, words, true);
+    }
 
     fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
         required.insert(*id);
@@ -165,27 +188,78 @@ unsafe impl<T: Component> WorldQuery for With<T> {
     }
 }
 
-// SAFETY: touches no column.
+// SAFETY: touches no column; as `With`, reads only `T`'s enable bits, declared as a filter
+// read for an enableable `T`.
 unsafe impl<T: Component> WorldQuery for Without<T> {
-    unit_fetch!();
-    type ArchetypeFetch = ();
+    type Item<'w> = ();
+    type Slice<'w> = ();
+    type Fetch = ();
+    type Kind = ReadKind;
+    type ReadOnly = Self;
+    /// `T`'s id, and whether it is enableable: then archetypes with `T` match too, and their
+    /// rows pass where `T` is disabled (Unity's `WithNone`).
+    type State = (ComponentId, bool);
+    /// `T`'s enable slot in the archetype (`NO_SLOT` if it has no enableable `T`).
+    type ArchetypeFetch = u32;
 
-    fn archetype_fetch(_: &ComponentId, _: &Archetype) {}
-
-    fn update_masks(id: &ComponentId, _: &mut Signature, excluded: &mut Signature) {
-        excluded.insert(*id);
+    fn init_state(components: &mut Components) -> Self::State {
+        let id = components.register::<T>();
+        (id, components.info(id).is_enableable())
     }
 
-    fn matches(id: &ComponentId, signature: &Signature) -> bool {
-        !signature.contains(*id)
+    fn update_access(
+        state: &Self::State,
+        access: &mut Access,
+        _: &Components,
+    ) -> Result<(), AccessConflict> {
+        if state.1 {
+            access.add_filter_read(state.0);
+        }
+        Ok(())
     }
+
+    fn update_masks(state: &Self::State, _: &mut Signature, excluded: &mut Signature) {
+        if !state.1 {
+            excluded.insert(state.0);
+        }
+    }
+
+    fn matches(state: &Self::State, signature: &Signature) -> bool {
+        state.1 || !signature.contains(state.0)
+    }
+
+    fn archetype_fetch(state: &Self::State, arch: &Archetype) -> u32 {
+        slot_of(arch, state.0)
+    }
+
+    #[inline(always)]
+    fn enabled_rows(slot: &u32, chunk: &Chunk) -> Rows {
+        slot_rows(*slot, chunk, false)
+    }
+
+    #[inline]
+    fn and_rows(slot: &u32, chunk: &Chunk, words: &mut [u64]) {
+        slot_and(*slot, chunk, words, false);
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(_: &u32, _: &Chunk, _: Tick) {}
+
+    #[inline(always)]
+    unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
+
+    #[inline(always)]
+    unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+
+    #[inline(always)]
+    unsafe fn unslice(_: ()) {}
 }
 
 // SAFETY: reads only chunk ticks, never column data. It declares a (filter) read of `T` so
 // that a schedule orders it against writers of `T`: run beside one, it could look at a chunk
 // before the writer stamps it, and miss the write for good.
 unsafe impl<T: Component> WorldQuery for Changed<T> {
-    unit_fetch!(|access, id| {
+    unit_fetch!(|access, id, _c| {
         access.add_filter_read(*id);
     });
     /// The index of the `T` column, whose ticks the filter reads.

@@ -8,12 +8,14 @@ use std::marker::PhantomData;
 use ecs_core::{Archetype, ChangeWindow, Chunk, Component, Entity, Tick, World};
 
 use crate::access::Access;
+use crate::enabled::{RowMask, Rows};
+use crate::error::QueryError;
 use crate::fetch::{ExactQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::state::QueryState;
 
 /// The state an iterator walks: borrowed from a reusable [`QueryState`], or owned when the
-/// iterator came from a one-shot `world.query()`.
+/// iterator came from a `world.query_ref()` that built its own state.
 pub(crate) enum StateRef<'s, Q: WorldQuery, F: QueryFilter> {
     Borrowed(&'s QueryState<Q, F>),
     Owned(Box<QueryState<Q, F>>),
@@ -35,7 +37,11 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
 ///
 /// # Invariants
 /// 1. `fetch` is `Some` and was fetched from the chunk being walked whenever `row < len`.
-/// 2. Every row of every passing chunk of every matched archetype is yielded once.
+/// 2. Every row of every passing chunk of every matched archetype whose enable bits pass is
+///    yielded once. In a mixed chunk (`masked`), `row..len` is the current run of `mask` and
+///    later runs start at or after `len`.
+/// 3. `remaining` is the number of rows left that pass by enable bits (change filters may
+///    still skip some).
 ///
 /// ```
 /// # use ecs_core::World;
@@ -53,14 +59,18 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery =
     arch: Option<&'w Archetype>,
     chunks: std::slice::Iter<'w, Chunk>,
     fetch: Option<D::Fetch>,
-    /// The chunk being walked, and whether its rows are tested one by one.
+    /// The chunk being walked, and whether a writer keeps row marks in it: then each row
+    /// handed out is marked (types no change filter reads are stamped once per chunk, by
+    /// `fetch`).
     chunk: Option<&'w Chunk>,
-    test_rows: bool,
+    mark_each: bool,
     row: usize,
     len: usize,
     remaining: usize,
     tick: Tick,
     last_seen: Tick,
+    mask: RowMask,
+    masked: bool,
 }
 
 impl<'w, 's, Q: WorldQuery, F: QueryFilter, D> QueryIter<'w, 's, Q, F, D>
@@ -93,7 +103,18 @@ where
         let remaining = state
             .matched_archetypes()
             .iter()
-            .map(|id| archetypes[id.index()].len())
+            .enumerate()
+            .map(|(k, id)| {
+                let arch = &archetypes[id.index()];
+                if arch.enableable_columns().is_empty() {
+                    arch.len()
+                } else {
+                    arch.chunks()
+                        .iter()
+                        .map(|c| state.passing_count(k, c, None))
+                        .sum()
+                }
+            })
             .sum();
         Self {
             archetypes,
@@ -103,12 +124,14 @@ where
             chunks: [].iter(),
             fetch: None,
             chunk: None,
-            test_rows: false,
+            mark_each: false,
             row: 0,
             len: 0,
             remaining,
             tick,
             last_seen,
+            mask: RowMask::default(),
+            masked: false,
         }
     }
 }
@@ -126,36 +149,54 @@ where
             if self.row < self.len {
                 let row = self.row;
                 self.row += 1;
-                self.remaining -= 1;
-                let chunk = self.chunk.expect("set with `fetch`");
-                let k = self.next_archetype - 1;
-                if self.test_rows && !self.state.row_passes(k, chunk, row, window) {
-                    continue;
+                self.remaining = self.remaining.saturating_sub(1);
+                if self.mark_each {
+                    let chunk = self.chunk.expect("set with `fetch`");
+                    let k = self.next_archetype - 1;
+                    // SAFETY: `row < len` of the chunk `fetch` was made for, handed out just
+                    // below; access and `tick` are the creator's contract.
+                    unsafe { D::mark_rows(self.state.cached(k), chunk, row..row + 1, self.tick) };
                 }
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
-                // each row is yielded once (invariant 2), marked as written as it goes; access
-                // and `tick` are the creator's contract.
-                return Some(unsafe {
-                    D::mark_rows(self.state.cached(k), chunk, row..row + 1, self.tick);
-                    D::item(self.fetch.as_mut().unwrap_unchecked(), row)
-                });
+                // each row is yielded once (invariant 2); access and `tick` are the creator's
+                // contract.
+                return Some(unsafe { D::item(self.fetch.as_mut().unwrap_unchecked(), row) });
+            }
+            if self.masked {
+                if let Some((start, end)) = self.mask.next_run(self.len) {
+                    (self.row, self.len) = (start, end);
+                    continue;
+                }
+                self.masked = false;
             }
             if let Some(chunk) = self.chunks.next() {
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
                 let k = self.next_archetype - 1;
-                if state.chunk_passes(k, chunk, window) {
-                    let i = arch.chunks().len() - self.chunks.len() - 1;
-                    state.prefetch_next(k, arch, i);
-                    // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
-                    // which owns `chunk`; access and `tick` are the creator's contract.
-                    self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
-                    self.chunk = Some(chunk);
-                    self.test_rows = !state.rows_all_pass(k, chunk, window);
+                if !state.chunk_passes(k, chunk, window) {
+                    let skipped = state.passing_count(k, chunk, None);
+                    self.remaining = self.remaining.saturating_sub(skipped);
+                    continue;
+                }
+                let rows = state.chunk_rows(k, chunk, Some(window));
+                if rows == Rows::None {
+                    continue;
+                }
+                let i = arch.chunks().len() - self.chunks.len() - 1;
+                state.prefetch_next(k, arch, i);
+                // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
+                // which owns `chunk`; access and `tick` are the creator's contract.
+                self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                self.chunk = Some(chunk);
+                self.mark_each = D::keeps_row_marks(state.cached(k), chunk);
+                if rows == Rows::All {
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
-                    self.remaining -= chunk.len();
+                    state.fill_mask(k, chunk, Some(window), &mut self.mask);
+                    let (start, end) = self.mask.next_run(0).unwrap_or((0, 0));
+                    (self.row, self.len) = (start, end);
+                    self.masked = true;
                 }
                 continue;
             }
@@ -171,6 +212,37 @@ where
         // Without change filters nothing is skipped and `remaining` is exact.
         let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED && !QueryState::<Q, F>::ROW_FILTERED;
         (if exact { self.remaining } else { 0 }, Some(self.remaining))
+    }
+}
+
+impl<'w, Q: WorldQuery, F: QueryFilter, D> QueryIter<'w, '_, Q, F, D>
+where
+    D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+{
+    /// The only item, for a query expected to match exactly one entity (a player, a camera).
+    /// Stops after the second item.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`], naming the query.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// assert!(matches!(world.query::<RefRO<u32>>().iter().single(), Err(QueryError::NoEntities { .. })));
+    /// world.spawn((1u32,));
+    /// assert_eq!(world.query::<RefRO<u32>>().iter().single(), Ok(&1));
+    /// world.spawn((2u32,));
+    /// let err = world.query::<RefRO<u32>>().iter().single().unwrap_err();
+    /// assert!(err.to_string().starts_with("more than one entity matches query"));
+    /// ```
+    pub fn single(mut self) -> Result<D::Item<'w>, QueryError> {
+        let query = type_name::<Q>();
+        let first = self.next().ok_or(QueryError::NoEntities { query })?;
+        match self.next() {
+            None => Ok(first),
+            Some(_) => Err(QueryError::MultipleEntities { query }),
+        }
     }
 }
 
@@ -205,6 +277,8 @@ pub struct ChunkView<'w, Q: WorldQuery> {
     arch: &'w Archetype,
     chunk: &'w Chunk,
     fetch: Q::Fetch,
+    /// The rows that pass by enable bits, when not all do.
+    mask: Option<RowMask>,
     _query: PhantomData<fn() -> Q>,
 }
 
@@ -233,8 +307,36 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
             arch,
             chunk,
             fetch,
+            mask: None,
             _query: PhantomData,
         }
+    }
+
+    /// The view with `mask` as its enable mask (`None`: every row passes).
+    pub(crate) fn with_mask(mut self, mask: Option<RowMask>) -> Self {
+        self.mask = mask;
+        self
+    }
+
+    /// The rows of this chunk that pass the query's enable-bit tests (see the `enabled`
+    /// module), one bit per row (bit `b` of word `i` is row `64 * i + b`), or `None` when
+    /// every row passes. The column slices hold every row of the chunk: a chunk-level loop
+    /// over a query with enableable components must consult this mask.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// world.spawn((Hidden,));
+    /// world.query::<RefRO<Hidden>>().for_each_chunk(|v| assert!(v.enabled_rows().is_none()));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// world.query::<RefRO<Hidden>>().for_each_chunk(|v| assert_eq!(v.enabled_rows(), Some(&[0b10][..])));
+    /// ```
+    pub fn enabled_rows(&self) -> Option<&[u64]> {
+        self.mask.as_ref().map(RowMask::words)
     }
 
     /// Rows in this chunk.

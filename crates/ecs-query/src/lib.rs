@@ -4,6 +4,9 @@
 //! write, [`Entity`](ecs_core::Entity), `Option<..>`) and filters ([`With`], [`Without`],
 //! [`Changed`], [`Or`]). Matching is two bitset tests per archetype, done once per archetype and
 //! cached in a [`QueryState`]; iteration then walks each matched chunk's columns as slices.
+//! Enableable components (`World::register_enableable`) add per-row enable bits: a disabled
+//! `T` counts as absent, [`Disabled`] selects it, [`IgnoreEnabled`] looks past the bits, and
+//! [`EnabledRW`] toggles them in a loop (see the `enabled` module and `docs/queries.md`).
 //!
 //! ```
 //! use ecs_core::World;
@@ -45,6 +48,12 @@
 //! ```
 
 mod access;
+mod cache;
+#[expect(
+    unsafe_code,
+    reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
+)]
+mod enabled;
 mod error;
 #[expect(unsafe_code, reason = "turns column pointers into typed references")]
 mod fetch;
@@ -57,6 +66,9 @@ mod filter;
 mod iter;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
+mod pod;
+#[expect(unsafe_code, reason = "runs read-only queries through a shared world")]
+mod shared;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
@@ -66,6 +78,9 @@ mod state;
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
+pub use enabled::{
+    Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch, Rows,
+};
 pub use error::QueryError;
 pub use fetch::{
     ArchetypeColumn, ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO, RefRW,
@@ -74,5 +89,7 @@ pub use fetch::{
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use par::Parallelism;
+pub use pod::PodColumns;
+pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

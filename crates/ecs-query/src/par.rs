@@ -23,6 +23,7 @@ use ecs_core::{Archetype, Chunk, World};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
+use crate::enabled::{RowMask, Rows};
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
 use crate::iter::ChunkView;
@@ -152,28 +153,9 @@ struct Task<'w, A> {
     arch: &'w Archetype,
     chunk: &'w Chunk,
     rows: Range<usize>,
-    /// With a row filter that not every row of the chunk passes: the state that tests rows,
-    /// and the chunk's matched-archetype index.
-    rows_of: Option<(&'w dyn RowTest, usize)>,
-}
-
-/// A query state's row test, without its type parameters (tasks are handed to `run_rows`,
-/// which is generic over the item type only).
-trait RowTest: Sync {
-    fn passes(&self, k: usize, chunk: &Chunk, row: usize, window: ecs_core::ChangeWindow) -> bool;
-}
-
-impl<Q: WorldQuery, F: QueryFilter> RowTest for QueryState<Q, F>
-where
-    QueryState<Q, F>: Sync,
-{
-    fn passes(&self, k: usize, chunk: &Chunk, row: usize, window: ecs_core::ChangeWindow) -> bool {
-        self.row_passes(k, chunk, row, window)
-    }
-}
-
-fn split_is_chunks(split: Split) -> bool {
-    matches!(split, Split::Chunks)
+    /// For a whole-chunk task (`Split::Chunks`) over a chunk where only some rows pass (by
+    /// enable bits or row marks): which.
+    mask: Option<RowMask>,
 }
 
 /// How tasks cut chunks.
@@ -208,35 +190,52 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.check_world(world);
         let archetypes = world.archetypes();
         let mut tasks = Vec::new();
+        let mut mask = RowMask::default();
         for (k, id) in self.matched_archetypes().iter().enumerate() {
             let arch = &archetypes[id.index()];
             for chunk in arch.chunks() {
-                if !self.chunk_passes(k, chunk, ticks.window()) {
+                let window = ticks.window();
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
                 let cached = self.cached(k);
-                let test_rows = !self.rows_all_pass(k, chunk, ticks.window());
-                if test_rows
-                    && split_is_chunks(split)
-                    && self.passing_rows(k, chunk, ticks.window()) == 0
-                {
-                    continue;
-                }
                 let step = match split {
                     Split::Rows(rows) => rows,
                     Split::Chunks => chunk.len().max(1),
                 };
-                let mut start = 0;
-                while start < chunk.len() {
-                    let end = (start + step).min(chunk.len());
-                    tasks.push(Task {
-                        cached,
-                        arch,
-                        chunk,
-                        rows: start..end,
-                        rows_of: test_rows.then_some((self as &dyn RowTest, k)),
-                    });
-                    start = end;
+                let mut push = |from: usize, to: usize, mask: Option<RowMask>| {
+                    let mut start = from;
+                    while start < to {
+                        let end = (start + step).min(to);
+                        tasks.push(Task {
+                            cached,
+                            arch,
+                            chunk,
+                            rows: start..end,
+                            mask: mask.clone(),
+                        });
+                        start = end;
+                    }
+                };
+                match (self.chunk_rows(k, chunk, Some(window)), split) {
+                    (Rows::None, _) => {}
+                    (Rows::All, _) => push(0, chunk.len(), None),
+                    // A chunk task sees the whole chunk and carries the mask.
+                    (Rows::Some, Split::Chunks) => {
+                        let mut mask = RowMask::default();
+                        self.fill_mask(k, chunk, Some(window), &mut mask);
+                        if mask.count() > 0 {
+                            push(0, chunk.len(), Some(mask));
+                        }
+                    }
+                    (Rows::Some, Split::Rows(_)) => {
+                        self.fill_mask(k, chunk, Some(window), &mut mask);
+                        let mut at = 0;
+                        while let Some((start, end)) = mask.next_run(at) {
+                            push(start, end, None);
+                            at = end;
+                        }
+                    }
                 }
             }
         }
@@ -357,7 +356,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     ticks.tick(),
                 )
             };
-            f(view);
+            f(view.with_mask(task.mask));
         });
     }
 
@@ -499,18 +498,19 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     ticks: RunTicks,
     mut f: impl FnMut(D::Item<'w>),
 ) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: forwarded caller contract; stamping a chunk's tick from two tasks is idempotent.
     let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
-    if let Some((state, k)) = task.rows_of {
-        let window = ticks.window();
-        for row in task.rows.clone() {
-            if state.passes(k, task.chunk, row, window) {
-                // SAFETY: `row < chunk.len()`, and the row is in this task only, so only this
-                // task marks it; the chunk tick store is idempotent across tasks.
-                unsafe { D::mark_rows(task.cached, task.chunk, row..row + 1, ticks.tick()) };
+    if let Some(mask) = &task.mask {
+        let mut at = 0;
+        while let Some((start, end)) = mask.next_run(at) {
+            // SAFETY: the run is within the chunk (the mask has no bits past its length) and
+            // in this task only, so only this task marks its rows.
+            unsafe { D::mark_rows(task.cached, task.chunk, start..end, ticks.tick()) };
+            for row in start..end {
                 // SAFETY: as above.
                 f(unsafe { D::item(&mut fetch, row) });
             }
+            at = end;
         }
         return;
     }

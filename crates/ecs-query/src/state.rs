@@ -18,6 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
+use crate::enabled::{RowMask, Rows};
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
@@ -43,6 +44,24 @@ pub struct RunTicks {
 }
 
 impl RunTicks {
+    /// The window of a fresh query on `world`: its current tick, every change unseen.
+    pub(crate) fn fresh(world: &World) -> Self {
+        Self {
+            tick: world.change_tick(),
+            last_seen: 0,
+        }
+    }
+
+    /// The window of a one-shot run on `world` (`world.query::<Q>()`): advances the world's
+    /// tick, as [`QueryState::start_run`] does, and counts every change as unseen, as a fresh
+    /// state's first run does.
+    pub(crate) fn one_shot(world: &World) -> Self {
+        Self {
+            tick: world.advance_tick(),
+            last_seen: 0,
+        }
+    }
+
     /// The tick this run stamps its writes with.
     pub fn tick(self) -> Tick {
         self.tick
@@ -124,7 +143,35 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for (id, m) in marks {
             world.enable_row_marks(id, m);
         }
-        let access = Self::compute_access(&query, &filter, world.components())
+        Self::from_states(world, world.components(), query, filter)
+    }
+
+    /// Builds the state of a read-only query through `&World`, for
+    /// [`QueryExt::query_ref`](crate::QueryExt::query_ref): the query's types are looked up
+    /// in a [fork](Components::fork) of the world's registry, which gives the types the world
+    /// knows their world ids and any other type an id no archetype of the world holds (so a
+    /// required one matches nothing and an optional one is absent).
+    ///
+    /// Crate-private, and the state must not outlive the `&World` borrow it was built under:
+    /// once the world registers more types, the fork's extra ids would name other types there.
+    pub(crate) fn new_shared(world: &World) -> Self
+    where
+        Q: ReadOnlyQuery,
+    {
+        let mut fork = world.components().fork();
+        let (query, filter) = (Q::init_state(&mut fork), F::init_state(&mut fork));
+        Self::from_states(world, &fork, query, filter)
+    }
+
+    /// The state for `query` and `filter`, whose ids come from `components`: the world's
+    /// registry or a fork of it.
+    fn from_states(
+        world: &World,
+        components: &Components,
+        query: Q::State,
+        filter: F::State,
+    ) -> Self {
+        let access = Self::compute_access(&query, &filter, components)
             .unwrap_or_else(|conflict| conflict.panic(type_name::<Q>()));
         let touched = access
             .access
@@ -257,12 +304,20 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(state.matched_archetypes().len(), 1);
     /// ```
     pub fn update_archetypes(&mut self, world: &World) {
+        self.update_from(world.id(), world.archetypes());
+    }
+
+    /// [`QueryState::update_archetypes`] given the world's id and archetypes, which the
+    /// world's query cache borrows beside itself.
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was built for.
+    pub(crate) fn update_from(&mut self, world: WorldId, archetypes: &[Archetype]) {
         assert!(
-            world.id() == self.world_id,
+            world == self.world_id,
             "query state for `{}` used with a world it was not built for",
             type_name::<Q>()
         );
-        let archetypes = world.archetypes();
         for arch in &archetypes[self.archetypes_seen..] {
             if self.matches_signature(arch.signature()) {
                 self.matched.push(arch.id());
@@ -292,6 +347,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tick = world.advance_tick();
         let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
         RunTicks { tick, last_seen }
+    }
+
+    /// Whether the cache is up to date for `world`: built for it, and no archetype was
+    /// added since the last update.
+    #[inline]
+    pub(crate) fn is_current(&self, world: &World) -> bool {
+        world.id() == self.world_id && world.archetypes().len() == self.archetypes_seen
     }
 
     /// Panics unless `world` is this state's world: its cached column positions are only
@@ -350,20 +412,70 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         Q::row_matches(q, chunk, row, window) && F::row_matches(f, chunk, row, window)
     }
 
-    /// How many rows of chunk `chunk` of the `k`-th matched archetype pass.
-    pub(crate) fn passing_rows(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> usize {
-        if !self.chunk_passes(k, chunk, window) {
-            0
-        } else if self.rows_all_pass(k, chunk, window) {
-            chunk.len()
-        } else {
-            (0..chunk.len())
-                .filter(|&r| self.row_passes(k, chunk, r, window))
-                .count()
+    /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits and, for a chunk
+    /// that passed `chunk_passes` in `window`, by row marks; `None` for enable bits only.
+    #[inline(always)]
+    pub(crate) fn chunk_rows(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>) -> Rows {
+        let (q, f) = &self.cached[k];
+        let rows = Q::enabled_rows(q, chunk).and(F::enabled_rows(f, chunk));
+        match window {
+            Some(window) if rows != Rows::None && !self.rows_all_pass(k, chunk, window) => {
+                Rows::Some
+            }
+            _ => rows,
         }
     }
 
-    /// Where the query's columns sit in the `k`-th matched archetype's chunks.
+    /// Fills `mask` with the rows of `chunk` (of matched archetype `k`) that `chunk_rows`
+    /// passes, for chunks where it answered [`Rows::Some`].
+    #[inline]
+    pub(crate) fn fill_mask(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        window: Option<ChangeWindow>,
+        mask: &mut RowMask,
+    ) {
+        let (q, f) = &self.cached[k];
+        let window = window.filter(|&w| !self.rows_all_pass(k, chunk, w));
+        mask.fill(chunk.len(), |words| {
+            Q::and_rows(q, chunk, words);
+            F::and_rows(f, chunk, words);
+            let Some(window) = window else { return };
+            for (i, word) in words.iter_mut().enumerate() {
+                let mut bits = *word;
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if !self.row_passes(k, chunk, i * 64 + b, window) {
+                        *word &= !(1 << b);
+                    }
+                }
+            }
+        });
+    }
+
+    /// How many rows of `chunk` pass by enable bits and, given `window`, by change filters.
+    pub(crate) fn passing_count(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        window: Option<ChangeWindow>,
+    ) -> usize {
+        if window.is_some_and(|w| !self.chunk_passes(k, chunk, w)) {
+            return 0;
+        }
+        match self.chunk_rows(k, chunk, window) {
+            Rows::All => chunk.len(),
+            Rows::None => 0,
+            Rows::Some => {
+                let mut mask = RowMask::default();
+                self.fill_mask(k, chunk, window, &mut mask);
+                mask.count()
+            }
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn cached(&self, k: usize) -> &Q::ArchetypeFetch {
         &self.cached[k].0
@@ -485,6 +597,47 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         unsafe { self.get_unchecked(world, entity) }
     }
 
+    /// The item of the only matched entity of a read-only query.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert!(matches!(state.single(&world), Err(QueryError::NoEntities { .. })));
+    /// world.spawn((7u32,));
+    /// assert_eq!(state.single(&world), Ok(&7));
+    /// ```
+    pub fn single<'w>(&mut self, world: &'w World) -> Result<Q::Item<'w>, QueryError>
+    where
+        Q: ReadOnlyQuery,
+    {
+        self.iter(world).single()
+    }
+
+    /// The item of the only matched entity, with write access.
+    ///
+    /// # Errors
+    /// As [`QueryState::single`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryState, RefRW};
+    /// let mut world = World::new();
+    /// let e = world.spawn((7u32,));
+    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    /// *state.single_mut(&mut world).unwrap() += 1;
+    /// assert_eq!(world.get::<u32>(e), Ok(&8));
+    /// world.spawn((1u32,));
+    /// assert!(matches!(state.single_mut(&mut world), Err(QueryError::MultipleEntities { .. })));
+    /// ```
+    pub fn single_mut<'w>(&mut self, world: &'w mut World) -> Result<Q::Item<'w>, QueryError> {
+        self.iter_mut(world).single()
+    }
+
     /// Number of matched entities: O(matched chunks), touching no column. Does not count as a
     /// run (the change tick stays).
     ///
@@ -499,6 +652,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// ```
     pub fn count(&mut self, world: &World) -> usize {
         self.update_archetypes(world);
+        self.count_at(world)
+    }
+
+    /// [`QueryState::count`] over the archetypes matched so far.
+    pub(crate) fn count_at(&self, world: &World) -> usize {
+        self.check_world(world);
         let archetypes = world.archetypes();
         let window = ChangeWindow::new(world.change_tick(), self.last_seen);
         self.matched
@@ -508,7 +667,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 archetypes[id.index()]
                     .chunks()
                     .iter()
-                    .map(|c| self.passing_rows(k, c, window))
+                    .map(|c| self.passing_count(k, c, Some(window)))
                     .sum::<usize>()
             })
             .sum()
@@ -613,34 +772,42 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tick = ticks.tick;
         let window = ticks.window();
         let archetypes = world.archetypes();
+        let mut mask = RowMask::default();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
+                let rows = self.chunk_rows(k, chunk, Some(window));
+                if rows == Rows::None {
+                    continue;
+                }
                 self.prefetch_next(k, arch, i);
-                if !self.rows_all_pass(k, chunk, window) {
-                    // Row filter: only the passing rows, each marked as it is handed out.
-                    // SAFETY: as below, row by row.
+                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
+                // rows are handed out once each, and exclusivity is the caller's contract.
+                let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
+                if rows == Rows::All {
+                    // SAFETY: as above, for rows `0..len`, each marked as written (O(1): a
+                    // bulk stamp where the column keeps row marks).
                     unsafe {
-                        let mut fetch = D::fetch(cached, chunk, tick);
-                        for row in 0..chunk.len() {
-                            if self.row_passes(k, chunk, row, window) {
-                                D::mark_rows(cached, chunk, row..row + 1, tick);
-                                f(D::item(&mut fetch, row));
-                            }
-                        }
+                        D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+                        D::for_each_row(&mut fetch, chunk.len(), &mut f);
                     }
                     continue;
                 }
-                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
-                // rows are handed out once each (and marked: O(1), a bulk stamp), and
-                // exclusivity is the caller's contract.
-                unsafe {
-                    D::mark_rows(cached, chunk, 0..chunk.len(), tick);
-                    let mut fetch = D::fetch(cached, chunk, tick);
-                    D::for_each_row(&mut fetch, chunk.len(), &mut f);
+                self.fill_mask(k, chunk, Some(window), &mut mask);
+                let mut at = 0;
+                while let Some((start, end)) = mask.next_run(at) {
+                    // SAFETY: `start..end` is within the chunk (the mask has no bits past
+                    // `len`) and its rows are handed out just below, once each.
+                    unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+                    for row in start..end {
+                        // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
+                        // are disjoint, so each row is handed out once.
+                        f(unsafe { D::item(&mut fetch, row) });
+                    }
+                    at = end;
                 }
             }
         }
@@ -691,15 +858,27 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if self.passing_rows(k, chunk, window) == 0 {
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
+                let mask = match self.chunk_rows(k, chunk, Some(window)) {
+                    Rows::None => continue,
+                    Rows::All => None,
+                    Rows::Some => {
+                        let mut mask = RowMask::default();
+                        self.fill_mask(k, chunk, Some(window), &mut mask);
+                        if mask.count() == 0 {
+                            continue;
+                        }
+                        Some(mask)
+                    }
+                };
                 self.prefetch_next(k, arch, i);
                 let access = &self.access.access;
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
                 // view is handed out once per chunk, and exclusivity is the caller's contract.
                 let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };
-                f(view);
+                f(view.with_mask(mask));
             }
         }
     }
@@ -793,6 +972,18 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let chunk = &arch.chunks()[c];
         let window = ticks.window();
         if !self.chunk_passes(k, chunk, window) || !self.row_passes(k, chunk, row, window) {
+            return Err(no_match);
+        }
+        let passes = match self.chunk_rows(k, chunk, None) {
+            Rows::All => true,
+            Rows::None => false,
+            Rows::Some => {
+                let mut mask = RowMask::default();
+                self.fill_mask(k, chunk, None, &mut mask);
+                mask.words()[row / 64] & (1 << (row % 64)) != 0
+            }
+        };
+        if !passes {
             return Err(no_match);
         }
         Ok((k, chunk, row))

@@ -1,17 +1,20 @@
 //! `world.query::<Q>()`: one-shot queries straight off a world.
 //!
-//! [`QueryExt::query`] builds a fresh [`QueryState`] and wraps it with the exclusive world
-//! borrow in a [`QueryBorrow`]; each of its methods consumes it, so the items borrow the world.
-//! Code that runs every frame should keep a `QueryState` instead, which caches its matched
-//! archetypes (a fresh state also sees every chunk as changed).
+//! [`QueryExt::query`] takes the world's cached [`QueryState`] for the query type (built on
+//! the first call, then only brought up to date with archetypes created since: see the `cache`
+//! module) and wraps it with the world, exclusively borrowed, in a [`QueryBorrow`]; each of its
+//! methods consumes it, so the items borrow the world. A one-shot query sees every chunk as
+//! changed; keep a `QueryState` to see only what changed since its last run.
 
 use ecs_core::{Entity, World};
 
+use crate::cache::cached_state;
 use crate::error::QueryError;
-use crate::fetch::WorldQuery;
+use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iter::{ChunkView, QueryIter, StateRef};
-use crate::state::QueryState;
+use crate::iter::{ChunkView, QueryIter};
+use crate::shared::SharedQuery;
+use crate::state::{QueryState, RunTicks};
 
 /// Adds `query` to [`World`].
 ///
@@ -39,7 +42,7 @@ pub trait QueryExt {
     /// all.sort();
     /// assert_eq!(all, [2, 10]);
     /// ```
-    fn query<Q: WorldQuery>(&mut self) -> QueryBorrow<'_, Q>;
+    fn query<Q: WorldQuery + 'static>(&mut self) -> QueryBorrow<'_, Q>;
 
     /// A one-shot query with a separate filter parameter.
     ///
@@ -53,21 +56,71 @@ pub trait QueryExt {
     /// let only: Vec<u32> = query.iter().copied().collect();
     /// assert_eq!(only, [2]);
     /// ```
-    fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F>;
+    fn query_filtered<Q: WorldQuery + 'static, F: QueryFilter + 'static>(
+        &mut self,
+    ) -> QueryBorrow<'_, Q, F>;
+
+    /// A read-only one-shot query through `&World`: any number can be alive at once, beside
+    /// `world.get` and `world.entity`. See [`SharedQuery`].
+    ///
+    /// # Panics
+    /// If the query aliases itself (it cannot, being read-only, unless a hand-written
+    /// `WorldQuery` does).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// let (numbers, letters) = (world.query_ref::<RefRO<u32>>(), world.query_ref::<RefRO<char>>());
+    /// assert_eq!((numbers.count(), letters.count()), (1, 1));
+    /// ```
+    fn query_ref<Q: ReadOnlyQuery + 'static>(&self) -> SharedQuery<'_, Q>;
+
+    /// [`QueryExt::query_ref`] with a separate filter parameter.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO, Without};
+    /// let mut world = World::new();
+    /// world.spawn((1u32, 'a'));
+    /// world.spawn((2u32,));
+    /// assert_eq!(world.query_ref_filtered::<RefRO<u32>, Without<char>>().single(), Ok(&2));
+    /// ```
+    fn query_ref_filtered<Q: ReadOnlyQuery + 'static, F: QueryFilter + 'static>(
+        &self,
+    ) -> SharedQuery<'_, Q, F>;
 }
 
 impl QueryExt for World {
-    fn query<Q: WorldQuery>(&mut self) -> QueryBorrow<'_, Q> {
+    fn query<Q: WorldQuery + 'static>(&mut self) -> QueryBorrow<'_, Q> {
         self.query_filtered::<Q, ()>()
     }
 
-    fn query_filtered<Q: WorldQuery, F: QueryFilter>(&mut self) -> QueryBorrow<'_, Q, F> {
-        let state = QueryState::new(self);
-        QueryBorrow { world: self, state }
+    fn query_filtered<Q: WorldQuery + 'static, F: QueryFilter + 'static>(
+        &mut self,
+    ) -> QueryBorrow<'_, Q, F> {
+        let (world, state) = cached_state(self);
+        QueryBorrow { world, state }
+    }
+
+    fn query_ref<Q: ReadOnlyQuery + 'static>(&self) -> SharedQuery<'_, Q> {
+        SharedQuery::new(self)
+    }
+
+    fn query_ref_filtered<Q: ReadOnlyQuery + 'static, F: QueryFilter + 'static>(
+        &self,
+    ) -> SharedQuery<'_, Q, F> {
+        SharedQuery::new(self)
     }
 }
 
 /// A query over an exclusively borrowed world; each method consumes it.
+///
+/// # Invariants
+/// 1. `world` was borrowed exclusively for `'w` (`&'w mut World`, downgraded), so nothing else
+///    reads or writes it while `'w` lasts; `state` is its cached state for `Q` and `F`, up to
+///    date with its archetypes (which cannot change during `'w`).
 ///
 /// ```
 /// # use ecs_core::World;
@@ -77,8 +130,8 @@ impl QueryExt for World {
 /// assert_eq!(world.query::<RefRO<u32>>().count(), 1);
 /// ```
 pub struct QueryBorrow<'w, Q: WorldQuery, F: QueryFilter = ()> {
-    world: &'w mut World,
-    state: QueryState<Q, F>,
+    world: &'w World,
+    state: &'w QueryState<Q, F>,
 }
 
 impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
@@ -92,10 +145,11 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// world.query::<RefRW<u32>>().for_each(|n| *n += 1);
     /// assert_eq!(world.get::<u32>(e), Ok(&2));
     /// ```
-    pub fn for_each(mut self, f: impl FnMut(Q::Item<'w>)) {
-        let world: &'w World = self.world;
-        // SAFETY: the world is exclusively borrowed for `'w`; each row is yielded once.
-        unsafe { self.state.for_each_in(world, f) }
+    pub fn for_each(self, f: impl FnMut(Q::Item<'w>)) {
+        let ticks = RunTicks::one_shot(self.world);
+        // SAFETY: the world is exclusively ours for `'w` (invariant 1); each row is yielded
+        // once.
+        unsafe { self.state.for_each_at::<Q>(self.world, ticks, f) }
     }
 
     /// Calls `f` once per matched chunk with its column slices.
@@ -108,8 +162,10 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// world.query::<RefRW<u32>>().for_each_chunk(|mut view| view.columns().fill(7));
     /// assert_eq!(world.get::<u32>(e), Ok(&7));
     /// ```
-    pub fn for_each_chunk(mut self, f: impl FnMut(ChunkView<'_, Q>)) {
-        self.state.for_each_chunk(self.world, f);
+    pub fn for_each_chunk(self, f: impl FnMut(ChunkView<'_, Q>)) {
+        let ticks = RunTicks::one_shot(self.world);
+        // SAFETY: as in `for_each`; each chunk is viewed once.
+        unsafe { self.state.for_each_chunk_at(self.world, ticks, f) }
     }
 
     /// Calls `f` on every matched entity from rayon's pool.
@@ -122,8 +178,10 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// world.query::<RefRW<u32>>().par_for_each(|n| *n *= 3);
     /// assert_eq!(world.get::<u32>(e), Ok(&3));
     /// ```
-    pub fn par_for_each(mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        self.state.par_for_each(self.world, f);
+    pub fn par_for_each(self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
+        let ticks = RunTicks::one_shot(self.world);
+        // SAFETY: as in `for_each`; tasks get disjoint rows.
+        unsafe { self.state.par_for_each_at::<Q>(self.world, ticks, f) }
     }
 
     /// An iterator over the items.
@@ -136,13 +194,11 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// world.spawn((2u32,));
     /// assert_eq!(world.query::<RefRO<u32>>().iter().sum::<u32>(), 3);
     /// ```
-    pub fn iter(self) -> QueryIter<'w, 'static, Q, F> {
-        let Self { world, mut state } = self;
-        let world: &'w World = world;
-        let ticks = state.start_run(world);
-        let state = StateRef::Owned(Box::new(state));
-        // SAFETY: the world is exclusively borrowed for `'w`; the iterator owns the state.
-        unsafe { QueryIter::with_state(world, state, ticks.tick(), ticks.last_seen()) }
+    pub fn iter(self) -> QueryIter<'w, 'w, Q, F> {
+        let ticks = RunTicks::one_shot(self.world);
+        // SAFETY: the world is exclusively ours for `'w` (invariant 1), and the iterator
+        // yields each row once.
+        unsafe { self.state.iter_at::<Q>(self.world, ticks) }
     }
 
     /// The item of one entity.
@@ -158,10 +214,31 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// *world.query::<RefRW<u32>>().get(e).unwrap() = 5;
     /// assert_eq!(world.get::<u32>(e), Ok(&5));
     /// ```
-    pub fn get(mut self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
-        let world: &'w World = self.world;
-        // SAFETY: the world is exclusively borrowed for `'w`, and one item is handed out.
-        unsafe { self.state.get_unchecked(world, entity) }
+    pub fn get(self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
+        // Not a run: the tick stays, as it did for a fresh state's `get`.
+        let ticks = RunTicks::fresh(self.world);
+        // SAFETY: the world is exclusively ours for `'w` (invariant 1), and one item is handed
+        // out.
+        unsafe { self.state.get_at::<Q>(self.world, ticks, entity) }
+    }
+
+    /// The item of the only matched entity.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, QueryExt, RefRW};
+    /// let mut world = World::new();
+    /// let player = world.spawn((100u32,));
+    /// *world.query::<RefRW<u32>>().single().unwrap() -= 1;
+    /// assert_eq!(world.get::<u32>(player), Ok(&99));
+    /// world.spawn((1u32,));
+    /// assert!(matches!(world.query::<RefRW<u32>>().single(), Err(QueryError::MultipleEntities { .. })));
+    /// ```
+    pub fn single(self) -> Result<Q::Item<'w>, QueryError> {
+        self.iter().single()
     }
 
     /// Number of matched entities, O(matched chunks).
@@ -174,7 +251,8 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// world.spawn((2u32,));
     /// assert_eq!(world.query::<(RefRO<u32>, With<char>)>().count(), 1);
     /// ```
-    pub fn count(mut self) -> usize {
-        self.state.count(self.world)
+    pub fn count(self) -> usize {
+        // Not a run (the tick stays); the cached state's window is a fresh one (`cache`).
+        self.state.count_at(self.world)
     }
 }

@@ -207,10 +207,18 @@ fn alias_message(f: impl FnOnce()) -> String {
 fn self_aliasing_queries_panic_naming_the_type() {
     let mut world = World::new();
     let cases = [
-        alias_message(|| drop(world.query::<(RefRW<Health>, RefRO<Health>)>())),
-        alias_message(|| drop(world.query::<(&mut Health, Option<&Health>)>())),
-        alias_message(|| drop(world.query::<(RefRW<Health>, RefRW<Health>)>())),
-        alias_message(|| drop(world.query::<(RefRO<Health>, (Entity, RefRW<Health>))>())),
+        alias_message(|| {
+            world.query::<(RefRW<Health>, RefRO<Health>)>();
+        }),
+        alias_message(|| {
+            world.query::<(&mut Health, Option<&Health>)>();
+        }),
+        alias_message(|| {
+            world.query::<(RefRW<Health>, RefRW<Health>)>();
+        }),
+        alias_message(|| {
+            world.query::<(RefRO<Health>, (Entity, RefRW<Health>))>();
+        }),
     ];
     for msg in cases {
         assert!(msg.contains("Health"), "{msg}");

@@ -12,8 +12,11 @@
 use std::any::TypeId;
 use std::fmt;
 
-use ecs_core::{Components, RegistryId};
+use ecs_core::{Components, RegistryId, World};
 use ecs_query::FilteredAccess;
+
+/// An event queue's type and the schedule's end-of-run update for it.
+pub(crate) type EventUpdate = (TypeId, fn(&mut World));
 
 /// Why two systems (or two parameters of one system) cannot run together.
 ///
@@ -53,7 +56,9 @@ impl fmt::Display for Conflict {
 /// Everything one system reads and writes.
 ///
 /// # Invariants
-/// 1. No two entries of `queries` conflict (checked by `add_query`).
+/// 1. No two entries of `queries` conflict (checked by `add_query`), except entries joined by
+///    [`SystemAccess::merge`] (a run condition's, or the members of a `ParamSet`), whose
+///    items are never alive at the same time.
 /// 2. A resource is in at most one of `res_reads` / `res_writes`.
 /// 3. Every component id in `queries` comes from the registry `registry` names (set by the
 ///    first `add_query`, which refuses later queries from another registry).
@@ -75,6 +80,10 @@ pub struct SystemAccess {
     reads_world: bool,
     exclusive: bool,
     names: Vec<&'static str>,
+    /// Event types written through per-system buffers (deferred: no conflict).
+    event_writes: Vec<(TypeId, &'static str)>,
+    /// Event queues the schedule maintains at the end of each run (`Events::update`).
+    event_queues: Vec<EventUpdate>,
 }
 
 impl SystemAccess {
@@ -89,7 +98,7 @@ impl SystemAccess {
     /// If an earlier query was added with another registry: their ids could not be compared.
     ///
     /// ```
-    /// # use ecs_core::{Components, RegistryId};
+    /// # use ecs_core::{Components, RegistryId, World};
     /// # use ecs_query::{Access, FilteredAccess};
     /// # use ecs_sched::{Conflict, SystemAccess};
     /// let mut registry = Components::default();
@@ -197,6 +206,97 @@ impl SystemAccess {
         self.registry
     }
 
+    /// Joins `other` into `self` for planning, without refusing conflicts between the two:
+    /// the union is what the schedule must keep other systems away from when `self`'s system
+    /// and `other`'s owner (a run condition) run one after the other on one worker. A resource
+    /// both read and written stays only a write (invariant 2).
+    ///
+    /// # Panics
+    /// If both sets have queries from different registries.
+    pub(crate) fn merge(&mut self, other: &SystemAccess) {
+        if let Some(theirs) = other.registry {
+            let own = *self.registry.get_or_insert(theirs);
+            assert!(
+                own == theirs,
+                "merged access sets from two component registries"
+            );
+        }
+        self.queries.extend(other.queries.iter().cloned());
+        for &(id, name) in &other.res_writes {
+            self.res_reads.retain(|r| r.0 != id);
+            if !self.res_writes.iter().any(|r| r.0 == id) {
+                self.res_writes.push((id, name));
+            }
+        }
+        for &(id, name) in &other.res_reads {
+            if !self
+                .res_writes
+                .iter()
+                .chain(&self.res_reads)
+                .any(|r| r.0 == id)
+            {
+                self.res_reads.push((id, name));
+            }
+        }
+        for &(id, name) in &other.event_writes {
+            if !self.event_writes.iter().any(|e| e.0 == id) {
+                self.event_writes.push((id, name));
+            }
+        }
+        for &(id, update) in &other.event_queues {
+            self.add_event_queue(id, update);
+        }
+        self.commands |= other.commands;
+        self.reads_world |= other.reads_world;
+        self.exclusive |= other.exclusive;
+        if other.names.len() > self.names.len() {
+            self.names.clone_from(&other.names);
+        }
+    }
+
+    /// Records a deferred event write (an `EventWriter`): no conflict with anything, but
+    /// listed by `write_names` and makes a run condition not read-only.
+    pub(crate) fn add_event_write(
+        &mut self,
+        id: TypeId,
+        name: &'static str,
+        update: fn(&mut World),
+    ) {
+        if !self.event_writes.iter().any(|e| e.0 == id) {
+            self.event_writes.push((id, name));
+        }
+        self.add_event_queue(id, update);
+    }
+
+    /// Records that the system uses an event queue the schedule must maintain.
+    pub(crate) fn add_event_queue(&mut self, id: TypeId, update: fn(&mut World)) {
+        if !self.event_queues.iter().any(|e| e.0 == id) {
+            self.event_queues.push((id, update));
+        }
+    }
+
+    /// Names of the event types the system sends (`EventWriter<T>`), for `explain`. Sending is
+    /// deferred, so it conflicts with nothing.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_sched::{EventWriter, SystemAccess, SystemParam};
+    /// let mut access = SystemAccess::default();
+    /// <EventWriter<u8>>::declare(&mut access, &mut Components::default()).unwrap();
+    /// assert_eq!(access.event_write_names(), ["u8"]);
+    /// assert!(access.write_names().is_empty());
+    /// ```
+    pub fn event_write_names(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self.event_writes.iter().map(|e| e.1).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The event queues the system uses, with their end-of-run update.
+    pub(crate) fn event_queues(&self) -> &[EventUpdate] {
+        &self.event_queues
+    }
+
     /// Marks the system as recording commands.
     ///
     /// ```
@@ -288,6 +388,23 @@ impl SystemAccess {
         if self.reserves_entities() && other.reserves_entities() {
             return Some(Conflict::Commands);
         }
+        self.data_conflict(other)
+    }
+
+    /// Why two parameter groups of one system (a `ParamSet` member and the other parameters)
+    /// cannot both be held: like [`SystemAccess::conflict`], without the entity-reservation
+    /// rule (one system reserves in its own order).
+    pub(crate) fn conflict_within_system(&self, other: &Self) -> Option<Conflict> {
+        if (self.reads_world && other.writes_anything())
+            || (other.reads_world && self.writes_anything())
+        {
+            return Some(Conflict::World);
+        }
+        self.data_conflict(other)
+    }
+
+    /// The first component or resource both touch with at least one writing.
+    fn data_conflict(&self, other: &Self) -> Option<Conflict> {
         for a in &self.queries {
             for b in &other.queries {
                 if !a.is_compatible(b) {

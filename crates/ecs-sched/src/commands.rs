@@ -17,7 +17,7 @@ use std::any::type_name;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use ecs_core::{Bundle, Entity, World};
+use ecs_core::{Bundle, Component, Entity, World};
 
 use crate::error::CommandError;
 use crate::panics::keep_first;
@@ -151,7 +151,7 @@ impl CommandQueue {
         self.commands.append(&mut other.commands);
     }
 
-    fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
+    pub(crate) fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
         self.push(move |world| {
             world
                 .insert(entity, bundle)
@@ -159,7 +159,7 @@ impl CommandQueue {
         });
     }
 
-    fn despawn(&mut self, entity: Entity) {
+    pub(crate) fn despawn(&mut self, entity: Entity) {
         self.push(move |world| {
             world
                 .despawn(entity)
@@ -167,7 +167,7 @@ impl CommandQueue {
         });
     }
 
-    fn remove<B: Bundle>(&mut self, entity: Entity) {
+    pub(crate) fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.push(move |world| {
             world.remove::<B>(entity).map(drop).map_err(|e| {
                 (
@@ -179,7 +179,22 @@ impl CommandQueue {
         });
     }
 
-    fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+    pub(crate) fn set_enabled<T: Component>(&mut self, entity: Entity, enabled: bool) {
+        self.push(move |world| {
+            world
+                .set_enabled::<T>(entity, enabled)
+                .map(drop)
+                .map_err(|e| {
+                    (
+                        "set_enabled",
+                        entity,
+                        format!("{e} (setting `{}` enabled = {enabled})", type_name::<T>()),
+                    )
+                })
+        });
+    }
+
+    pub(crate) fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
         self.push(move |world| {
             f(world);
             Ok(())
@@ -287,6 +302,29 @@ impl<'w, 's> Commands<'w, 's> {
         self.queue.remove::<B>(entity);
     }
 
+    /// Enables or disables `entity`'s enableable `T` when applied (see
+    /// `World::set_enabled`; no row moves). A dead entity, a missing `T` or a type that is
+    /// not enableable is reported as a `CommandError`.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, World};
+    /// # use ecs_sched::{Commands, Res, Schedule};
+    /// struct Stunned;
+    /// struct Target(Entity);
+    /// fn wake(mut commands: Commands, t: Res<Target>) { commands.set_enabled::<Stunned>(t.0, false); }
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned,));
+    /// world.insert_resource(Target(e));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(wake);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(false));
+    /// ```
+    pub fn set_enabled<T: Component>(&mut self, entity: Entity, enabled: bool) {
+        self.queue.set_enabled::<T>(entity, enabled);
+    }
+
     /// Runs `f` with the world when applied.
     ///
     /// ```
@@ -369,6 +407,11 @@ impl ParCommands {
     /// Removes (and drops) the components of `B` from `entity` when applied.
     pub fn remove<B: Bundle>(&mut self, entity: Entity) {
         self.queue.remove::<B>(entity);
+    }
+
+    /// Records a [`Commands::set_enabled`].
+    pub fn set_enabled<T: Component>(&mut self, entity: Entity, enabled: bool) {
+        self.queue.set_enabled::<T>(entity, enabled);
     }
 
     /// Runs `f` with the world when applied.

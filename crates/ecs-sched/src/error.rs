@@ -25,9 +25,9 @@ pub enum ScheduleError {
         /// The type both parameters access.
         component: String,
     },
-    /// An explicit order names a system that is not in the schedule.
+    /// An explicit order names a system or set that is not in the schedule.
     UnknownSystem {
-        /// The system that has the order.
+        /// The system (or set) that has the order.
         system: String,
         /// The name it refers to.
         referenced: String,
@@ -37,7 +37,9 @@ pub enum ScheduleError {
         /// The systems on the cycle, in order.
         systems: Vec<String>,
     },
-    /// Two systems have the same name, so an order naming it would be ambiguous.
+    /// Two systems have the same name, so an order naming it would be ambiguous. Refused by
+    /// `SystemConfig::named` at once, and for a default name (two closures of one function)
+    /// when `add_system`'s config is dropped without a `.named(...)`.
     DuplicateName(String),
     /// A system's access set was built against another component registry than the
     /// schedule's, or building it replaced the schedule's registry: its component ids cannot
@@ -45,6 +47,18 @@ pub enum ScheduleError {
     ForeignRegistry {
         /// The system's name.
         system: String,
+    },
+    /// A name is used both for a system and for a set, so an order naming it is ambiguous.
+    SetNameClash(String),
+    /// A run condition writes something (or records commands or events, or is exclusive):
+    /// conditions must be read-only.
+    ConditionNotReadOnly {
+        /// The gated system.
+        system: String,
+        /// The condition.
+        condition: String,
+        /// What it writes.
+        writes: String,
     },
 }
 
@@ -54,10 +68,16 @@ impl fmt::Display for ScheduleError {
             Self::ConflictingParams { system, component } => write!(
                 f,
                 "system `{system}` has conflicting parameters: they access `{component}` and at \
-                 least one writes it"
+                 least one writes it; if no entity can match both, say so with filters (`With<X>` \
+                 on one, `Without<X>` on the other), or take them in a `ParamSet` and use one at \
+                 a time"
             ),
             Self::UnknownSystem { system, referenced } => {
-                write!(f, "system `{system}` is ordered against `{referenced}`, which is not in the schedule")
+                write!(
+                    f,
+                    "system `{system}` is ordered against `{referenced}`, which is not a system or \
+                     set in the schedule"
+                )
             }
             Self::Cycle { systems } => {
                 write!(
@@ -66,11 +86,28 @@ impl fmt::Display for ScheduleError {
                     systems.join(" -> ")
                 )
             }
-            Self::DuplicateName(name) => write!(f, "two systems are named `{name}`"),
+            Self::DuplicateName(name) => write!(
+                f,
+                "two systems are named `{name}`; give one a name of its own with \
+                 `.named(\"...\")` (closures are named after the function they are written in)"
+            ),
             Self::ForeignRegistry { system } => write!(
                 f,
                 "system `{system}` was built against another component registry than the \
                  schedule's (an `IntoSystem` must build with the registry it is given, and keep it)"
+            ),
+            Self::SetNameClash(name) => {
+                write!(f, "`{name}` names both a system and a set")
+            }
+            Self::ConditionNotReadOnly {
+                system,
+                condition,
+                writes,
+            } => write!(
+                f,
+                "run condition `{condition}` of system `{system}` writes {writes}; run \
+                 conditions must be read-only (use `Res` instead of `ResMut`, `RefRO` instead of \
+                 `RefRW`)"
             ),
         }
     }

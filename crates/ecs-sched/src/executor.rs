@@ -11,10 +11,12 @@ use std::time::{Duration, Instant};
 
 use ecs_core::World;
 
+use crate::condition::Condition;
 use crate::graph::Segment;
 use crate::panics::{drop_payload, Payload};
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::system::System;
+use crate::timings::Sample;
 
 /// Dependency counters of one segment run.
 ///
@@ -117,50 +119,88 @@ pub fn drive_chain(
     }
 }
 
+/// A system and its run conditions.
+pub(crate) struct Unit {
+    pub system: Box<dyn System>,
+    pub conditions: Vec<Condition>,
+}
+
+impl Unit {
+    /// Evaluates every condition (no short-circuit: each one's state advances every run), then
+    /// runs the system if all were true. Returns whether it ran.
+    ///
+    /// # Safety
+    /// The system and its conditions were initialised for `world`, and nothing running at the
+    /// same time conflicts with the union of their accesses.
+    unsafe fn run_shared(&mut self, world: &World) -> bool {
+        let mut go = true;
+        for condition in &mut self.conditions {
+            // SAFETY: forwarded caller contract (the condition's access is in the union).
+            go &= unsafe { condition.0.evaluate(world) };
+        }
+        if go {
+            // SAFETY: forwarded caller contract.
+            unsafe { self.system.run_shared(world) };
+        }
+        go
+    }
+}
+
 /// A system that several workers may reach through a shared slice.
 ///
 /// # Invariants
-/// 1. At most one thread accesses the system at a time: the counters hand each system to
+/// 1. At most one thread accesses the unit at a time: the counters hand each system to
 ///    exactly one worker per run (`RunCounters` invariant 2), and `running` checks it.
 pub(crate) struct SystemCell {
-    system: UnsafeCell<Box<dyn System>>,
+    unit: UnsafeCell<Unit>,
     running: AtomicBool,
 }
 
-// SAFETY: the boxed system is `Send + Sync`; `&SystemCell` gives `&mut` access only through
-// `claim`, whose exclusivity is invariant 1.
+// SAFETY: the boxed system and conditions are `Send + Sync`; `&SystemCell` gives `&mut` access
+// only through `claim`, whose exclusivity is invariant 1.
 unsafe impl Sync for SystemCell {}
 
 impl SystemCell {
     pub(crate) fn new(system: Box<dyn System>) -> Self {
         Self {
-            system: UnsafeCell::new(system),
+            unit: UnsafeCell::new(Unit {
+                system,
+                conditions: Vec::new(),
+            }),
             running: AtomicBool::new(false),
         }
     }
 
     pub(crate) fn get_mut(&mut self) -> &mut Box<dyn System> {
-        self.system.get_mut()
+        &mut self.unit.get_mut().system
+    }
+
+    pub(crate) fn unit_mut(&mut self) -> &mut Unit {
+        self.unit.get_mut()
     }
 
     pub(crate) fn get(&self) -> &dyn System {
-        // SAFETY: shared reads happen only while no segment runs (the schedule holds
-        // `&mut self` or `&self` outside `run_segment`).
-        unsafe { &**self.system.get() }
+        &*self.unit().system
     }
 
-    /// Runs `f` with exclusive access to the system.
+    pub(crate) fn unit(&self) -> &Unit {
+        // SAFETY: shared reads happen only while no segment runs (the schedule holds
+        // `&mut self` or `&self` outside `run_segment`).
+        unsafe { &*self.unit.get() }
+    }
+
+    /// Runs `f` with exclusive access to the unit.
     ///
     /// # Panics
     /// If the system is already running (a scheduler bug, caught instead of aliased).
-    fn claim<R>(&self, f: impl FnOnce(&mut dyn System) -> R) -> R {
+    fn claim<R>(&self, f: impl FnOnce(&mut Unit) -> R) -> R {
         let was_running = self.running.swap(true, Ordering::Acquire);
         assert!(
             !was_running,
             "scheduler bug: a system was started twice at once"
         );
-        // SAFETY: the flag above proves no other thread holds the system (invariant 1).
-        let result = f(unsafe { &mut **self.system.get() });
+        // SAFETY: the flag above proves no other thread holds the unit (invariant 1).
+        let result = f(unsafe { &mut *self.unit.get() });
         self.running.store(false, Ordering::Release);
         result
     }
@@ -177,7 +217,7 @@ struct Run<'a> {
     counters: RunCounters,
     abort: AtomicBool,
     panic: Mutex<Option<SystemPanic>>,
-    timings: &'a [Mutex<Duration>],
+    timings: &'a [Mutex<Sample>],
 }
 
 impl Run<'_> {
@@ -194,17 +234,18 @@ impl Run<'_> {
 
     fn run_one(&self, index: usize) {
         let start = Instant::now();
-        let result = self.cells[index].claim(|system| {
-            // SAFETY: the plan orders every pair of conflicting systems, so nothing that runs
-            // meanwhile conflicts with this system's access; it was initialised for `world`.
-            catch_unwind(AssertUnwindSafe(|| unsafe {
-                system.run_shared(self.world)
-            }))
-            .map_err(|payload| (system.name().to_owned(), payload))
+        let result = self.cells[index].claim(|unit| {
+            // SAFETY: the plan orders every pair of conflicting systems by the union of each
+            // system's and its conditions' accesses, so nothing that runs meanwhile conflicts
+            // with them; all were initialised for `world`.
+            catch_unwind(AssertUnwindSafe(|| unsafe { unit.run_shared(self.world) }))
+                .map_err(|payload| (unit.system.name().to_owned(), payload))
         });
-        *self.timings[index]
+        let elapsed = start.elapsed();
+        self.timings[index]
             .lock()
-            .unwrap_or_else(|e| e.into_inner()) = start.elapsed();
+            .unwrap_or_else(|e| e.into_inner())
+            .record(elapsed, *result.as_ref().unwrap_or(&true));
         if let Err(panic) = result {
             self.abort.store(true, Ordering::Relaxed);
             let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
@@ -221,7 +262,7 @@ impl Run<'_> {
 /// but the longest. A segment with a system that has not run yet is tried in parallel.
 pub(crate) fn worth_parallel(
     segment: &Segment,
-    timings: &[Mutex<Duration>],
+    timings: &[Mutex<Sample>],
     threshold: Duration,
 ) -> bool {
     if segment.exclusive || segment.systems.len() < 2 {
@@ -230,7 +271,7 @@ pub(crate) fn worth_parallel(
     let mut total = Duration::ZERO;
     let mut longest = Duration::ZERO;
     for &i in &segment.systems {
-        let t = *timings[i].lock().unwrap_or_else(|e| e.into_inner());
+        let t = timings[i].lock().unwrap_or_else(|e| e.into_inner()).last;
         if t.is_zero() {
             return true;
         }
@@ -247,7 +288,7 @@ pub(crate) fn run_segment(
     world: &World,
     cells: &[SystemCell],
     segment: &Segment,
-    timings: &[Mutex<Duration>],
+    timings: &[Mutex<Sample>],
 ) -> Option<SystemPanic> {
     let run = Run {
         world,
@@ -287,17 +328,31 @@ pub(crate) fn run_segment(
     run.panic.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs an exclusive system (with its panic caught and named).
+/// Runs an exclusive system (with its panic caught and named), if its conditions allow.
 pub(crate) fn run_exclusive(
     world: &mut World,
     cell: &mut SystemCell,
-    timing: &Mutex<Duration>,
+    timing: &Mutex<Sample>,
 ) -> Option<SystemPanic> {
     let start = Instant::now();
-    let system = cell.get_mut();
-    let result = catch_unwind(AssertUnwindSafe(|| system.run_exclusive(world)));
-    *timing.lock().unwrap_or_else(|e| e.into_inner()) = start.elapsed();
+    let unit = cell.unit_mut();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut go = true;
+        for condition in &mut unit.conditions {
+            // SAFETY: `&mut World` excludes every other access; initialised by the schedule.
+            go &= unsafe { condition.0.evaluate(world) };
+        }
+        if go {
+            unit.system.run_exclusive(world);
+        }
+        go
+    }));
+    let elapsed = start.elapsed();
+    timing
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .record(elapsed, *result.as_ref().unwrap_or(&true));
     result
         .err()
-        .map(|payload| (system.name().to_owned(), payload))
+        .map(|payload| (unit.system.name().to_owned(), payload))
 }

@@ -1,6 +1,7 @@
 //! Turning systems, their access sets and explicit orders into a run plan.
 //!
-//! 1. Explicit orders (`after` / `before`) form a graph; a depth-first topological sort in
+//! 1. Explicit orders (`after` / `before`, of systems or of named sets, where a set's order
+//!    applies to each of its members) form a graph; a depth-first topological sort in
 //!    insertion order, pulling each system's explicit predecessors in just before it, gives one
 //!    total order (a cycle is an error naming its systems).
 //! 2. Every pair of conflicting systems gets an edge in that total order, so conflicting
@@ -16,6 +17,14 @@ use crate::error::ScheduleError;
 pub(crate) struct NodeInfo<'a> {
     pub name: &'a str,
     pub access: &'a SystemAccess,
+    pub after: &'a [String],
+    pub before: &'a [String],
+    pub sets: &'a [String],
+}
+
+/// A named set's own orders.
+pub(crate) struct SetInfo<'a> {
+    pub name: &'a str,
     pub after: &'a [String],
     pub before: &'a [String],
 }
@@ -62,7 +71,7 @@ pub(crate) struct Plan {
     pub segments: Vec<Segment>,
 }
 
-pub(crate) fn build(nodes: &[NodeInfo<'_>]) -> Result<Plan, ScheduleError> {
+pub(crate) fn build(nodes: &[NodeInfo<'_>], sets: &[SetInfo<'_>]) -> Result<Plan, ScheduleError> {
     let n = nodes.len();
     let index_of = |name: &str| nodes.iter().position(|node| node.name == name);
     for (i, node) in nodes.iter().enumerate() {
@@ -70,19 +79,64 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>]) -> Result<Plan, ScheduleError> {
             return Err(ScheduleError::DuplicateName(node.name.to_owned()));
         }
     }
-    let mut explicit: Vec<(usize, usize)> = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        let resolve = |name: &String| {
-            index_of(name).ok_or_else(|| ScheduleError::UnknownSystem {
-                system: node.name.to_owned(),
+    let is_set = |name: &str| {
+        sets.iter().any(|s| s.name == name)
+            || nodes.iter().any(|n| n.sets.iter().any(|s| s == name))
+    };
+    for name in sets
+        .iter()
+        .map(|s| s.name)
+        .chain(nodes.iter().flat_map(|n| n.sets.iter().map(String::as_str)))
+    {
+        if index_of(name).is_some() {
+            return Err(ScheduleError::SetNameClash(name.to_owned()));
+        }
+    }
+    // A name is one system, or every member of a set (possibly none).
+    let resolve = |from: &str, name: &String| -> Result<Vec<usize>, ScheduleError> {
+        if let Some(i) = index_of(name) {
+            Ok(vec![i])
+        } else if is_set(name) {
+            Ok((0..n).filter(|&i| nodes[i].sets.contains(name)).collect())
+        } else {
+            Err(ScheduleError::UnknownSystem {
+                system: from.to_owned(),
                 referenced: name.clone(),
             })
-        };
+        }
+    };
+    let mut explicit: Vec<(usize, usize)> = Vec::new();
+    // Self-pairs (a member of a set ordered against its own set) order nothing.
+    let mut push = |a: usize, b: usize| {
+        if a != b {
+            explicit.push((a, b));
+        }
+    };
+    for (i, node) in nodes.iter().enumerate() {
         for name in node.after {
-            explicit.push((resolve(name)?, i));
+            for a in resolve(node.name, name)? {
+                push(a, i);
+            }
         }
         for name in node.before {
-            explicit.push((i, resolve(name)?));
+            for b in resolve(node.name, name)? {
+                push(i, b);
+            }
+        }
+    }
+    for set in sets {
+        let members = resolve(set.name, &set.name.to_owned())?;
+        for name in set.after {
+            let others = resolve(set.name, name)?;
+            for &m in &members {
+                others.iter().for_each(|&a| push(a, m));
+            }
+        }
+        for name in set.before {
+            let others = resolve(set.name, name)?;
+            for &m in &members {
+                others.iter().for_each(|&b| push(m, b));
+            }
         }
     }
     let order = topological_order(n, &explicit).map_err(|cycle| ScheduleError::Cycle {

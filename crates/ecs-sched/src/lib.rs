@@ -6,13 +6,25 @@
 //! insertion (or explicit `after` / `before`), and runs the rest in parallel on a rayon pool.
 
 mod access_set;
+mod command_buffer;
 mod commands;
+#[expect(
+    unsafe_code,
+    reason = "evaluates run conditions through the unsafe shared-world entry point"
+)]
+mod condition;
 mod error;
+#[expect(
+    unsafe_code,
+    reason = "hands out the events resource through &World under a declared read"
+)]
+mod events;
 #[expect(
     unsafe_code,
     reason = "hands systems to workers through counters and UnsafeCell"
 )]
 mod executor;
+mod fixed;
 mod graph;
 mod panics;
 #[expect(
@@ -20,6 +32,11 @@ mod panics;
     reason = "hands out component and resource access through &World"
 )]
 mod param;
+#[expect(
+    unsafe_code,
+    reason = "hands out one member's item at a time through &World"
+)]
+mod param_set;
 #[expect(
     unsafe_code,
     reason = "hands out query items through &World under the schedule's access guarantee"
@@ -32,12 +49,22 @@ mod sync;
     reason = "runs systems through the unsafe shared-world entry point"
 )]
 mod system;
+mod timings;
 
 pub use access_set::{Conflict, SystemAccess};
+pub use command_buffer::CommandBuffer;
 pub use commands::{CommandQueue, Commands, ParCommands};
+pub use condition::{
+    every_n_runs, named_condition, resource_changed, resource_exists, Condition, IntoCondition,
+    Named, NamedCondition, Seen,
+};
 pub use error::{CommandError, ScheduleError};
+pub use events::{EventReader, EventWriter, Events, ReaderCursor};
 pub use executor::{drive_chain, RunCounters};
+pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
+pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
-pub use schedule::{Schedule, SystemConfig};
+pub use schedule::{Schedule, SetConfig, SystemConfig};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
+pub use timings::{TimingRow, Timings};

@@ -28,6 +28,14 @@ use crate::error::CommandError;
 /// <(Res<u32>, ResMut<u64>)>::declare(&mut access, &mut registry).unwrap();
 /// assert_eq!((access.read_names(), access.write_names()), (vec!["u32"], vec!["u64"]));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter",
+    label = "not a system parameter",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub unsafe trait SystemParam: Sized {
     /// Per-system data kept between runs (query caches, local values, command queues).
     ///
@@ -244,6 +252,78 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for ResMut<'_, R> {
         // and the system's own parameters cannot also hold `R` (`declare` refuses it).
         let value = unsafe { ptr.as_mut() };
         ResMut { value }
+    }
+}
+
+// SAFETY: declares a read of `R`, like `Res<R>`, and only reads it.
+unsafe impl<R: Send + Sync + 'static> SystemParam for Option<Res<'_, R>> {
+    type State = ();
+    type Item<'w, 's> = Option<Res<'w, R>>;
+
+    fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict> {
+        <Res<'_, R>>::declare(access, registry)
+    }
+
+    fn init_state(_: &mut World) {}
+
+    /// `None` when `R` is not in the world.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Res, ResMut, Schedule};
+    /// struct Time(f32);
+    /// fn clock(time: Option<Res<Time>>, mut out: ResMut<f32>) {
+    ///     *out = time.map_or(-1.0, |t| t.0);
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(0.0f32);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(clock);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<f32>(), -1.0);
+    /// world.insert_resource(Time(0.5));
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<f32>(), 0.5);
+    /// ```
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, _: &str) -> Self::Item<'w, 's> {
+        let ptr = world.resources().get_ptr::<R>()?;
+        // SAFETY: no concurrently running system writes `R` (declared read, caller contract).
+        let value = unsafe { ptr.as_ref() };
+        Some(Res { value })
+    }
+}
+
+// SAFETY: declares a write of `R`, like `ResMut<R>`, the only access it makes.
+unsafe impl<R: Send + Sync + 'static> SystemParam for Option<ResMut<'_, R>> {
+    type State = ();
+    type Item<'w, 's> = Option<ResMut<'w, R>>;
+
+    fn declare(access: &mut SystemAccess, registry: &mut Components) -> Result<(), Conflict> {
+        <ResMut<'_, R>>::declare(access, registry)
+    }
+
+    fn init_state(_: &mut World) {}
+
+    /// `None` when `R` is not in the world.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, Schedule};
+    /// fn bump(n: Option<ResMut<u32>>) { if let Some(mut n) = n { *n += 1; } }
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(bump);
+    /// schedule.run(&mut world).unwrap(); // no `u32`: nothing to do
+    /// world.insert_resource(1u32);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(*world.resource::<u32>(), 2);
+    /// ```
+    unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, _: &str) -> Self::Item<'w, 's> {
+        let mut ptr = world.resources().get_ptr::<R>()?;
+        // SAFETY: as for `ResMut<R>`: declared write, so nothing else touches `R` meanwhile,
+        // and the system's own parameters cannot also hold `R` (`declare` refuses it).
+        let value = unsafe { ptr.as_mut() };
+        Some(ResMut { value })
     }
 }
 

@@ -150,6 +150,14 @@ impl<'a, Q: WorldQuery, F: QueryFilter> QueryRef<'a, Q, F> {
     pub fn is_empty(&self) -> bool {
         self.iter().next().is_none()
     }
+
+    /// The read-only item of the only matched entity.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
+    pub fn single(&self) -> Result<ROItem<'a, Q>, QueryError> {
+        self.iter().single()
+    }
 }
 
 impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K> {
@@ -236,6 +244,31 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
         // SAFETY: as in `iter_mut`; the item borrows `self` mutably.
         unsafe { self.state.get_at::<Q>(self.world, self.ticks, entity) }
+    }
+
+    /// The item of the only matched entity, with write access: for a query expected to match
+    /// exactly one entity (the player, the camera).
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`], naming the query.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRW, With};
+    /// # use ecs_sched::{Query, Schedule};
+    /// struct Player;
+    /// struct Health(u32);
+    /// fn heal(mut q: Query<RefRW<Health>, With<Player>>) { q.single_mut().unwrap().0 += 1; }
+    /// let mut world = World::new();
+    /// let p = world.spawn((Player, Health(1)));
+    /// world.spawn((Health(1),));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(heal);
+    /// schedule.run(&mut world).unwrap();
+    /// assert_eq!(world.get::<Health>(p).unwrap().0, 2);
+    /// ```
+    pub fn single_mut(&mut self) -> Result<Q::Item<'_>, QueryError> {
+        self.iter_mut().single()
     }
 
     /// The items of several distinct entities at once, with write access (a pair-wise
@@ -503,6 +536,40 @@ impl<'w, 's, Q: ReadOnlyQuery, F: QueryFilter> Query<'w, 's, Q, F, ReadKind> {
     pub fn for_each(&self, f: impl FnMut(Q::Item<'_>)) {
         // SAFETY: as in `get`.
         unsafe { self.state.for_each_at::<Q>(self.world, self.ticks, f) }
+    }
+
+    /// The item of the only matched entity; `&self`.
+    ///
+    /// # Errors
+    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`], naming the query.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryError, RefRO};
+    /// # use ecs_sched::{Query, ResMut, Schedule};
+    /// struct Camera(f32);
+    /// fn look(q: Query<RefRO<Camera>>, mut out: ResMut<Vec<String>>) {
+    ///     match q.single() {
+    ///         Ok(c) => out.push(format!("zoom {}", c.0)),
+    ///         Err(e) => out.push(e.to_string()),
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Vec::<String>::new());
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(look);
+    /// schedule.run(&mut world).unwrap(); // no camera yet
+    /// world.spawn((Camera(2.0),));
+    /// schedule.run(&mut world).unwrap();
+    /// world.spawn((Camera(3.0),));
+    /// schedule.run(&mut world).unwrap();
+    /// let out = world.resource::<Vec<String>>();
+    /// assert!(out[0].starts_with("no entity matches query"));
+    /// assert_eq!(out[1], "zoom 2");
+    /// assert!(out[2].starts_with("more than one entity matches query"));
+    /// ```
+    pub fn single(&self) -> Result<Q::Item<'_>, QueryError> {
+        self.iter().single()
     }
 }
 

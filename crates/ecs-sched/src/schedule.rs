@@ -3,18 +3,20 @@
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ecs_core::{Components, RegistryId, World};
 use ecs_query::Parallelism;
 
-use crate::access_set::SystemAccess;
+use crate::access_set::{EventUpdate, SystemAccess};
+use crate::condition::{is_read_only, IntoCondition};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
-use crate::graph::{self, EdgeReason, NodeInfo, Plan};
+use crate::graph::{self, EdgeReason, NodeInfo, Plan, SetInfo};
 use crate::panics::{drop_payload, keep_first, panic_message, Payload};
 use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
+use crate::timings::{Sample, Timings};
 
 /// Default of [`Schedule::set_inline_threshold`]: about what waking a worker costs here.
 const DEFAULT_INLINE_BELOW: Duration = Duration::from_micros(20);
@@ -39,7 +41,15 @@ enum Threads {
 struct Order {
     after: Vec<String>,
     before: Vec<String>,
+    sets: Vec<String>,
     sync_point: bool,
+}
+
+/// A named set's own orders (`configure_set`).
+struct SetOrder {
+    name: String,
+    after: Vec<String>,
+    before: Vec<String>,
 }
 
 /// An ordered set of systems, run together on a world.
@@ -72,17 +82,26 @@ struct Order {
 ///
 /// # Invariants
 /// 1. `systems`, `accesses`, `timings` and `orders` have one entry per system, by insertion
-///    index; `accesses[i]` is system `i`'s access set as it was when the system was added.
+///    index; `accesses[i]` is system `i`'s access set as it was when the system was added,
+///    merged with the access set of each of its run conditions as it was when added.
 /// 2. `plan` is `None` or was built from the current systems, names and orders.
 /// 3. Every access set in `accesses` that has component ids has them from `registry`, which is
 ///    the registry `registry_id` names (checked by `try_add_system`; `registry` is only ever
 ///    lent to `IntoSystem::into_system`, and a system whose building replaced it is refused,
 ///    as is every later system with queries).
+/// 4. `event_updates` lists, once each, every event queue that the access set of a system or
+///    run condition in the schedule uses; each is updated once at the end of every run.
+/// 5. Every set named in `sets` or in an `Order::sets` is a set name, never a system name
+///    (checked by `build`: `ScheduleError::SetNameClash`).
 pub struct Schedule {
     systems: Vec<SystemCell>,
     accesses: Vec<SystemAccess>,
-    timings: Vec<Mutex<Duration>>,
+    timings: Vec<Mutex<Sample>>,
+    command_timing: Sample,
+    frame_timing: Sample,
     orders: Vec<Order>,
+    sets: Vec<SetOrder>,
+    event_updates: Vec<EventUpdate>,
     registry: Components,
     registry_id: RegistryId,
     plan: Option<Plan>,
@@ -144,7 +163,11 @@ impl Schedule {
             systems: Vec::new(),
             accesses: Vec::new(),
             timings: Vec::new(),
+            command_timing: Sample::default(),
+            frame_timing: Sample::default(),
             orders: Vec::new(),
+            sets: Vec::new(),
+            event_updates: Vec::new(),
             registry_id: registry.registry_id(),
             registry,
             plan: None,
@@ -229,15 +252,34 @@ impl Schedule {
     /// schedule.run(&mut world).unwrap();
     /// assert_eq!(*world.resource::<u32>(), 10);
     /// ```
+    ///
+    /// A system whose name is already taken (two closures of one function, or one function
+    /// added twice) must be given a name of its own with `.named(...)` on the returned
+    /// [`SystemConfig`]; if it is not, dropping the config (the end of the `add_system`
+    /// statement) panics with [`ScheduleError::DuplicateName`].
+    ///
+    /// ```should_panic
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &World| {});
+    /// schedule.add_system(|_: &World| {}); // panics: two systems are named `main::{{closure}}`
+    /// ```
     #[track_caller]
     pub fn add_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemConfig<'_> {
         match self.try_add_system(system) {
-            Ok(config) => config,
+            Ok(mut config) => {
+                config.check_name_on_drop = true;
+                config
+            }
             Err(err) => panic!("{err}"),
         }
     }
 
     /// Adds a system, or says why its parameters conflict.
+    ///
+    /// Unlike [`Schedule::add_system`], a name left duplicated is reported by
+    /// [`Schedule::build`] (and `run`), not when the returned config is dropped.
     ///
     /// # Errors
     /// [`ScheduleError::ConflictingParams`] naming the system and the type;
@@ -295,14 +337,62 @@ impl Schedule {
 
     fn push(&mut self, system: Box<dyn System>, sync_point: bool) -> SystemConfig<'_> {
         self.plan = None;
+        self.add_event_updates(system.access());
         self.accesses.push(system.access().clone());
         self.systems.push(SystemCell::new(system));
-        self.timings.push(Mutex::new(Duration::ZERO));
+        self.timings.push(Mutex::new(Sample::default()));
         self.orders.push(Order {
             sync_point,
             ..Order::default()
         });
-        SystemConfig { schedule: self }
+        SystemConfig {
+            schedule: self,
+            check_name_on_drop: false,
+        }
+    }
+
+    /// Orders the named set as a whole: `.after(x)` / `.before(x)` on the returned
+    /// [`SetConfig`] apply to every system in the set (`x` names a system or another set).
+    /// Systems join sets with [`SystemConfig::in_set`]; a set needs no declaration to be used,
+    /// only to have orders of its own.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("render");
+    /// schedule.add_system(|_: &mut World| {}).named("collide").in_set("physics");
+    /// schedule.add_system(|_: &mut World| {}).named("integrate").in_set("physics");
+    /// schedule.configure_set("physics").before("render");
+    /// assert_eq!(schedule.order().unwrap(), ["collide", "integrate", "render"]);
+    /// ```
+    pub fn configure_set(&mut self, name: impl Into<String>) -> SetConfig<'_> {
+        let name = name.into();
+        self.plan = None;
+        let index = match self.sets.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                self.sets.push(SetOrder {
+                    name,
+                    after: Vec::new(),
+                    before: Vec::new(),
+                });
+                self.sets.len() - 1
+            }
+        };
+        SetConfig {
+            schedule: self,
+            index,
+        }
+    }
+
+    /// Remembers the event queues `access` uses, to update them at the end of each run.
+    fn add_event_updates(&mut self, access: &SystemAccess) {
+        for &(id, update) in access.event_queues() {
+            if !self.event_updates.iter().any(|e| e.0 == id) {
+                self.event_updates.push((id, update));
+            }
+        }
     }
 
     /// Checks orders and builds the plan now, instead of at the first run.
@@ -329,9 +419,19 @@ impl Schedule {
                     access,
                     after: &order.after,
                     before: &order.before,
+                    sets: &order.sets,
                 })
                 .collect();
-            self.plan = Some(graph::build(&nodes)?);
+            let sets: Vec<SetInfo<'_>> = self
+                .sets
+                .iter()
+                .map(|s| SetInfo {
+                    name: &s.name,
+                    after: &s.after,
+                    before: &s.before,
+                })
+                .collect();
+            self.plan = Some(graph::build(&nodes, &sets)?);
         }
         Ok(())
     }
@@ -365,9 +465,14 @@ impl Schedule {
     /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
         self.build()?;
+        let frame_start = Instant::now();
         self.skipped.clear();
         for cell in &mut self.systems {
-            cell.get_mut().initialize(world);
+            let unit = cell.unit_mut();
+            unit.system.initialize(world);
+            for condition in &mut unit.conditions {
+                condition.0.initialize(world);
+            }
         }
         let plan = self.plan.as_ref().expect("built above");
         let inline_below = self.inline_below;
@@ -375,6 +480,7 @@ impl Schedule {
             .segments
             .iter()
             .any(|s| worth_parallel(s, &self.timings, inline_below));
+        let mut commands_time = Duration::ZERO;
         let run = Run {
             plan,
             inline_below,
@@ -382,6 +488,8 @@ impl Schedule {
             timings: &self.timings,
             orders: &self.orders,
             skipped: &mut self.skipped,
+            commands_time: &mut commands_time,
+            event_updates: &self.event_updates,
         };
         let (panic, commands) = match &self.threads {
             Threads::Single => Parallelism::Sequential.scope(|| run.execute(world, false)),
@@ -391,6 +499,8 @@ impl Schedule {
             }
             Threads::Pool(pool) => pool.install(|| run.execute(world, true)),
         };
+        self.command_timing.record(commands_time, true);
+        self.frame_timing.record(frame_start.elapsed(), true);
         let CommandPanics { apply, cleanup } = commands;
         let mut report = panic.map(|(name, payload)| {
             let message = format!("system `{name}` panicked: {}", panic_message(&*payload));
@@ -443,7 +553,9 @@ impl Schedule {
         &self.skipped
     }
 
-    /// Each system's name and wall time in the last run, in plan order.
+    /// Each system's time, cumulative over runs (runs, skipped, last, mean, min, max), in plan
+    /// order, with command application and the frame's wall time as rows of their own. Prints
+    /// as a table; [`Timings::last_run`] gives the last run's `(name, time)` pairs.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -451,22 +563,20 @@ impl Schedule {
     /// let mut schedule = Schedule::new();
     /// schedule.add_system(|_: &mut World| {}).named("noop");
     /// schedule.run(&mut World::new()).unwrap();
-    /// let timings = schedule.timings();
+    /// let timings = schedule.timings().last_run();
     /// assert_eq!(timings.len(), 1);
     /// assert_eq!(timings[0].0, "noop");
     /// ```
-    pub fn timings(&self) -> Vec<(String, Duration)> {
+    pub fn timings(&self) -> Timings {
         let order: Vec<usize> = match &self.plan {
             Some(plan) => plan.order.clone(),
             None => (0..self.systems.len()).collect(),
         };
-        order
-            .into_iter()
-            .map(|i| {
-                let time = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
-                (self.systems[i].get().name().to_owned(), time)
-            })
-            .collect()
+        let rows = order.into_iter().map(|i| {
+            let sample = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
+            (self.systems[i].get().name(), sample)
+        });
+        Timings::new(rows, &self.command_timing, &self.frame_timing)
     }
 
     /// System names in plan order.
@@ -532,6 +642,18 @@ impl Schedule {
                 list(access.read_names()),
                 list(access.write_names())
             );
+            let sends = access.event_write_names();
+            if !sends.is_empty() {
+                let _ = writeln!(out, "       sends:  {}", sends.join(", "));
+            }
+            let conditions = &self.systems[i].unit().conditions;
+            if !conditions.is_empty() {
+                let names: Vec<&str> = conditions.iter().map(|c| c.name()).collect();
+                let _ = writeln!(out, "       run if: {}", names.join(" && "));
+            }
+            if !self.orders[i].sets.is_empty() {
+                let _ = writeln!(out, "       in sets: {}", self.orders[i].sets.join(", "));
+            }
         }
         let _ = writeln!(out, "ordering constraints:");
         if plan.edges.is_empty() {
@@ -598,9 +720,11 @@ struct Run<'a> {
     plan: &'a Plan,
     inline_below: Duration,
     systems: &'a mut [SystemCell],
-    timings: &'a [Mutex<Duration>],
+    timings: &'a [Mutex<Sample>],
     orders: &'a [Order],
     skipped: &'a mut Vec<CommandError>,
+    commands_time: &'a mut Duration,
+    event_updates: &'a [EventUpdate],
 }
 
 impl Run<'_> {
@@ -615,6 +739,8 @@ impl Run<'_> {
             timings,
             orders,
             skipped,
+            commands_time,
+            event_updates,
         } = self;
         let mut panic: Option<SystemPanic> = None;
         let mut commands = CommandPanics::default();
@@ -629,7 +755,9 @@ impl Run<'_> {
                         .position(|&i| i == index)
                         .expect("in order");
                     let order = &plan.order[applied..upto];
+                    let start = Instant::now();
                     apply_commands(systems, order, world, skipped, false, &mut commands);
+                    *commands_time += start.elapsed();
                     applied = upto;
                     if commands.apply.is_some() {
                         break;
@@ -652,7 +780,16 @@ impl Run<'_> {
         }
         let discard = panic.is_some() || commands.apply.is_some();
         let order = &plan.order[applied..];
+        let start = Instant::now();
+        // Events applied before the previous end of run are dropped now, before this run's are
+        // applied: each event stays readable for two runs (events.rs).
+        for (_, update) in event_updates {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| update(world))) {
+                keep_first(&mut commands.apply, payload);
+            }
+        }
         apply_commands(systems, order, world, skipped, discard, &mut commands);
+        *commands_time += start.elapsed();
         // Ids reserved by dropped or failed commands still become (empty) entities now, so the
         // world has no pending reservations between runs.
         world.flush();
@@ -714,9 +851,31 @@ fn apply_commands(
 /// ```
 pub struct SystemConfig<'a> {
     schedule: &'a mut Schedule,
+    /// Whether dropping the config panics if the system's name is taken (`add_system`).
+    check_name_on_drop: bool,
+}
+
+impl Drop for SystemConfig<'_> {
+    fn drop(&mut self) {
+        if self.check_name_on_drop && !std::thread::panicking() {
+            if let Some(name) = self.duplicate_name(None) {
+                panic!("{}", ScheduleError::DuplicateName(name));
+            }
+        }
+    }
 }
 
 impl SystemConfig<'_> {
+    /// The system's name (or `name`, if given) when another system already has it.
+    fn duplicate_name(&self, name: Option<&str>) -> Option<String> {
+        let (last, others) = self.schedule.systems.split_last()?;
+        let name = name.unwrap_or_else(|| last.get().name());
+        others
+            .iter()
+            .any(|cell| cell.get().name() == name)
+            .then(|| name.to_owned())
+    }
+
     fn order(&mut self) -> &mut Order {
         self.schedule.plan = None;
         self.schedule
@@ -734,18 +893,155 @@ impl SystemConfig<'_> {
     /// schedule.add_system(|_: &mut World| {}).named("setup");
     /// assert_eq!(schedule.order().unwrap(), ["setup"]);
     /// ```
+    ///
+    /// # Panics
+    /// If another system already has the name (see [`SystemConfig::try_named`]).
+    #[track_caller]
     pub fn named(self, name: impl Into<String>) -> Self {
+        match self.try_named(name) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Renames the system, or says that another system already has the name.
+    ///
+    /// # Errors
+    /// [`ScheduleError::DuplicateName`]; the system keeps its old name.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Schedule, ScheduleError};
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &World| {}).named("a");
+    /// let err = schedule.add_system(|_: &World| {}).try_named("a").err().unwrap();
+    /// assert_eq!(err, ScheduleError::DuplicateName("a".into()));
+    /// ```
+    pub fn try_named(mut self, name: impl Into<String>) -> Result<Self, ScheduleError> {
+        let name = name.into();
+        if let Some(taken) = self.duplicate_name(Some(&name)) {
+            // The error replaces the config, whose own duplicate is reported there.
+            self.check_name_on_drop = false;
+            return Err(ScheduleError::DuplicateName(taken));
+        }
         self.schedule.plan = None;
         self.schedule
             .systems
             .last_mut()
             .expect("a system was just added")
             .get_mut()
-            .set_name(name.into());
+            .set_name(name);
+        Ok(self)
+    }
+
+    /// Runs the system only in runs where `condition` returns `true`. The condition is a
+    /// read-only system returning `bool`, evaluated right before the system on the same
+    /// worker; its access joins the system's in the plan. A system may have several
+    /// conditions: it runs when all are true, and all are evaluated every run. A skipped
+    /// system records no commands or events and shows as skipped in
+    /// [`Schedule::timings`].
+    ///
+    /// # Panics
+    /// As [`SystemConfig::try_run_if`]'s errors.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{every_n_runs, ResMut, Schedule};
+    /// fn tick(mut n: ResMut<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u32);
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(tick).run_if(every_n_runs(3));
+    /// for _ in 0..6 { schedule.run(&mut world).unwrap(); }
+    /// assert_eq!(*world.resource::<u32>(), 2);
+    /// ```
+    #[track_caller]
+    pub fn run_if<M>(self, condition: impl IntoCondition<M>) -> Self {
+        match self.try_run_if(condition) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Adds a run condition, or says why it cannot gate the system.
+    ///
+    /// # Errors
+    /// [`ScheduleError::ConditionNotReadOnly`] if the condition writes anything (or records
+    /// commands or events, or is exclusive); [`ScheduleError::ConflictingParams`] if its own
+    /// parameters conflict; [`ScheduleError::ForeignRegistry`] as for systems.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{ResMut, Schedule, ScheduleError};
+    /// let mut schedule = Schedule::new();
+    /// let config = schedule.add_system(|_: &World| {}).named("gated");
+    /// let err = config.try_run_if(|mut n: ResMut<u32>| { *n += 1; true }).err().unwrap();
+    /// assert!(matches!(err, ScheduleError::ConditionNotReadOnly { .. }));
+    /// ```
+    pub fn try_run_if<M>(self, condition: impl IntoCondition<M>) -> Result<Self, ScheduleError> {
+        let schedule = &mut *self.schedule;
+        let system = schedule
+            .systems
+            .last()
+            .expect("a system was just added")
+            .get()
+            .name()
+            .to_owned();
+        let before = schedule.registry.registry_id();
+        let condition = condition.into_condition(&mut schedule.registry)?;
+        let access = condition.0.access();
+        if schedule.registry.registry_id() != before
+            || access.registry().is_some_and(|r| r != schedule.registry_id)
+        {
+            return Err(ScheduleError::ForeignRegistry {
+                system: condition.name().to_owned(),
+            });
+        }
+        if !is_read_only(access) {
+            return Err(ScheduleError::ConditionNotReadOnly {
+                system,
+                condition: condition.name().to_owned(),
+                writes: access
+                    .write_names()
+                    .into_iter()
+                    .chain(access.event_write_names())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        schedule.plan = None;
+        let index = schedule.systems.len() - 1;
+        schedule.accesses[index].merge(access);
+        let access = access.clone();
+        schedule.add_event_updates(&access);
+        schedule.systems[index]
+            .unit_mut()
+            .conditions
+            .push(condition);
+        Ok(self)
+    }
+
+    /// Puts the system in the named set (it may be in several): orders given to the set with
+    /// [`Schedule::configure_set`], and orders of other systems that name the set, apply to it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("draw").after("physics");
+    /// schedule.add_system(|_: &mut World| {}).named("step").in_set("physics");
+    /// assert_eq!(schedule.order().unwrap(), ["step", "draw"]);
+    /// ```
+    pub fn in_set(mut self, set: impl Into<String>) -> Self {
+        let set = set.into();
+        let sets = &mut self.order().sets;
+        if !sets.contains(&set) {
+            sets.push(set);
+        }
         self
     }
 
-    /// Runs the system after the one named `name`.
+    /// Runs the system after the one (or the set) named `name`.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -760,7 +1056,7 @@ impl SystemConfig<'_> {
         self
     }
 
-    /// Runs the system before the one named `name`.
+    /// Runs the system before the one (or the set) named `name`.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -772,6 +1068,58 @@ impl SystemConfig<'_> {
     /// ```
     pub fn before(mut self, name: impl Into<String>) -> Self {
         self.order().before.push(name.into());
+        self
+    }
+}
+
+/// Returned by [`Schedule::configure_set`]: orders a named set as a whole.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::Schedule;
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(|_: &mut World| {}).named("move").in_set("physics");
+/// schedule.add_system(|_: &mut World| {}).named("read_input").in_set("input");
+/// schedule.configure_set("physics").after("input");
+/// assert_eq!(schedule.order().unwrap(), ["read_input", "move"]);
+/// ```
+pub struct SetConfig<'a> {
+    schedule: &'a mut Schedule,
+    index: usize,
+}
+
+impl SetConfig<'_> {
+    /// Every system of the set runs after the system or every system of the set named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("b").in_set("late");
+    /// schedule.add_system(|_: &mut World| {}).named("a");
+    /// schedule.configure_set("late").after("a");
+    /// assert_eq!(schedule.order().unwrap(), ["a", "b"]);
+    /// ```
+    pub fn after(self, name: impl Into<String>) -> Self {
+        self.schedule.plan = None;
+        self.schedule.sets[self.index].after.push(name.into());
+        self
+    }
+
+    /// Every system of the set runs before the system or every system of the set named `name`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("b");
+    /// schedule.add_system(|_: &mut World| {}).named("a").in_set("early");
+    /// schedule.configure_set("early").before("b");
+    /// assert_eq!(schedule.order().unwrap(), ["a", "b"]);
+    /// ```
+    pub fn before(self, name: impl Into<String>) -> Self {
+        self.schedule.plan = None;
+        self.schedule.sets[self.index].before.push(name.into());
         self
     }
 }

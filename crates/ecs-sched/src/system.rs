@@ -171,6 +171,17 @@ pub unsafe trait System: Send + Sync + 'static {
 /// [`Schedule::try_add_system`](crate::Schedule::try_add_system) refuses the system with
 /// [`ScheduleError::ForeignRegistry`].
 ///
+/// A function with a parameter that is not a system parameter is refused at compile time; the
+/// error names the function's type (with the bad parameter in it) and lists what is accepted
+/// (`the trait bound ... is not satisfied` / ``fn(&Time) {bad}` is not a system``):
+///
+/// ```compile_fail,E0277
+/// # use ecs_sched::Schedule;
+/// struct Time(f32);
+/// fn bad(time: &Time) {} // `Res<Time>` would be a parameter; `&Time` is not
+/// Schedule::new().add_system(bad);
+/// ```
+///
 /// ```
 /// # use ecs_core::Components;
 /// # use ecs_sched::{IntoSystem, ResMut};
@@ -180,6 +191,14 @@ pub unsafe trait System: Send + Sync + 'static {
 /// assert_eq!(system.name(), "tick");
 /// assert_eq!(system.access().write_names(), ["u32"]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "a parameter of this function is not a system parameter, or it returns a value",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub trait IntoSystem<Marker> {
     /// Builds the system, computing its access against `registry`.
     ///
@@ -218,6 +237,14 @@ pub(crate) fn default_name<F>() -> String {
 /// fn show(_: Res<u32>) {}
 /// assert!(takes(show));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be called with system parameters",
+    label = "a parameter of this function is not a system parameter",
+    note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
+            `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
+            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            exclusive system takes `&mut World` alone"
+)]
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// The parameters, as a tuple.
     ///
@@ -230,6 +257,18 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// assert_eq!(param_name(&no_params), "()");
     /// ```
     type Param: SystemParam;
+
+    /// What the function returns: `()` for a system, `bool` for a run condition.
+    ///
+    /// ```
+    /// # use ecs_sched::{Res, SystemParamFunction};
+    /// fn out_name<M, F: SystemParamFunction<M>>(_: &F) -> &'static str {
+    ///     std::any::type_name::<F::Out>()
+    /// }
+    /// fn paused(p: Res<bool>) -> bool { *p }
+    /// assert_eq!(out_name(&paused), "bool");
+    /// ```
+    type Out;
 
     /// Calls the function.
     ///
@@ -245,24 +284,25 @@ pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
     /// SystemParamFunction::<fn()>::call(&mut f, ()); // no parameters: the item is `()`
     /// assert_eq!(calls.load(Ordering::Relaxed), 1);
     /// ```
-    fn call(&mut self, params: ParamItem<'_, '_, Self::Param>);
+    fn call(&mut self, params: ParamItem<'_, '_, Self::Param>) -> Self::Out;
 }
 
 macro_rules! function_system {
     ($($P:ident),*) => {
         #[allow(non_snake_case, reason = "names mirror the type parameters")]
-        impl<Func, $($P: SystemParam),*> SystemParamFunction<fn($($P,)*)> for Func
+        impl<Out, Func, $($P: SystemParam),*> SystemParamFunction<fn($($P,)*) -> Out> for Func
         where
             Func: Send + Sync + 'static,
-            for<'a> &'a mut Func: FnMut($($P),*) + FnMut($(ParamItem<'_, '_, $P>),*),
+            for<'a> &'a mut Func: FnMut($($P),*) -> Out + FnMut($(ParamItem<'_, '_, $P>),*) -> Out,
         {
             type Param = ($($P,)*);
+            type Out = Out;
 
             #[allow(clippy::unused_unit, reason = "the empty tuple")]
-            fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) {
+            fn call(&mut self, params: ParamItem<'_, '_, ($($P,)*)>) -> Out {
                 // Calling through a helper lets the compiler pick the `FnMut(Item..)` impl.
                 #[allow(clippy::too_many_arguments, reason = "one argument per system parameter")]
-                fn call_inner<$($P,)*>(mut f: impl FnMut($($P,)*), $($P: $P,)*) {
+                fn call_inner<Out, $($P,)*>(mut f: impl FnMut($($P,)*) -> Out, $($P: $P,)*) -> Out {
                     f($($P,)*)
                 }
                 let ($($P,)*) = params;
@@ -303,7 +343,7 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     _marker: PhantomData<fn() -> Marker>,
 }
 
-impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for F {
+impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker,)> for F {
     fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError> {
         let name = default_name::<F>();
         let mut access = SystemAccess::default();
@@ -326,7 +366,9 @@ impl<Marker: 'static, F: SystemParamFunction<Marker>> IntoSystem<(Marker,)> for 
 // SAFETY: `access` is computed once, in `into_system`, by the parameters' `declare` against the
 // registry `into_system` was given; `SystemParam` implementors promise that `get` touches only
 // what `declare` recorded (contract 1, 2). `run_exclusive` goes through the `&mut World` (3).
-unsafe impl<Marker: 'static, F: SystemParamFunction<Marker>> System for FunctionSystem<Marker, F> {
+unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
+    for FunctionSystem<Marker, F>
+{
     fn name(&self) -> &str {
         &self.name
     }

@@ -32,6 +32,104 @@ pub use ecs_core as core;
 pub use ecs_query as query;
 pub use ecs_sched as sched;
 
+/// `#[derive(Bundle)]` and `#[derive(Query)]` (also in the [`prelude`]; `docs/queries.md` has
+/// more).
+///
+/// A derived bundle spawns, inserts, removes and takes as the tuple of its field types; a
+/// derived query struct `Foo` queries as the tuple of its fields and yields `FooItem<'w>`, a
+/// struct with the same field names. Both are plain structs with named fields and no generic
+/// parameters; the generated code names this crate as `::ecs` (override with
+/// `#[ecs(crate = path)]`, see the `ecs-macros` crate).
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Position(f32);
+/// struct Velocity(f32);
+/// struct Frozen;
+///
+/// #[derive(Bundle)]
+/// struct Body { position: Position, velocity: Velocity }
+///
+/// #[derive(Query)]
+/// struct Movement { entity: Entity, position: RefRW<Position>, velocity: RefRO<Velocity> }
+///
+/// let mut world = World::new();
+/// let e = world.spawn(Body { position: Position(0.0), velocity: Velocity(2.0) });
+/// world.query_filtered::<Movement, Without<Frozen>>().for_each(|m: MovementItem| {
+///     m.position.0 += m.velocity.0;
+/// });
+/// assert_eq!(world.get::<Position>(e), Ok(&Position(2.0)));
+/// ```
+pub use ecs_macros::{Bundle, Query};
+
+/// Misuse of the derives does not compile.
+///
+/// A field that is not a query element:
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(Query)]
+/// struct Bad { health: u32 } // should be `RefRO<u32>` or `RefRW<u32>`
+/// ```
+///
+/// Two fields aliasing one component, one of them writing:
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// #[derive(Query)]
+/// struct Aliased { a: RefRW<Position>, b: RefRO<Position> }
+/// ```
+///
+/// A writing derived query through `&World`:
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// #[derive(Query)]
+/// struct Moves { position: RefRW<Position> }
+/// let world = World::new();
+/// world.query_ref::<Moves>().count();
+/// ```
+///
+/// A bundle field that is not a component (a reference is not `'static`), a tuple struct, a
+/// generic struct:
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(Bundle)]
+/// struct Borrowed<'a> { name: &'a str }
+/// ```
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(Bundle)]
+/// struct Pair(u32, f32);
+/// ```
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(Bundle)]
+/// struct Generic<T: Send + Sync + 'static> { value: T }
+/// ```
+///
+/// The same shapes compile when used correctly:
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// #[derive(Query)]
+/// struct Reads { a: RefRO<Position>, b: RefRO<Position> } // two reads do not alias
+/// let mut world = World::new();
+/// world.spawn((Position(1.0),));
+/// let item = world.query_ref::<Reads>().single().unwrap();
+/// assert_eq!(item.a.0 + item.b.0, 2.0);
+/// ```
+#[cfg(doctest)]
+pub struct DeriveMisuse;
+
 /// The types most programs use, in one import.
 ///
 /// ```
@@ -43,15 +141,26 @@ pub use ecs_sched as sched;
 /// ```
 pub mod prelude {
     pub use ecs_core::{
-        Bundle, Component, ComponentError, Entity, EntityError, World, WorldError, WorldLayout,
+        Bundle, Component, ComponentError, Entity, EntityError, EntityRef, World, WorldError,
+        WorldLayout,
     };
+    pub use ecs_macros::{Bundle, Query};
     pub use ecs_query::{
-        Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW, With,
-        Without,
+        Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW,
+        SharedQuery, With, Without,
     };
     pub use ecs_sched::{
-        CommandError, Commands, Local, Query, Res, ResMut, Schedule, ScheduleError,
+        every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,
+        CommandError, Commands, EventReader, EventWriter, Events, FixedTime, FixedTimestep, Local,
+        ParamSet, Query, Res, ResMut, Schedule, ScheduleError, Timings,
     };
+
+    // Snapshots, rollback and pod column views (issue 17).
+    pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
+    pub use ecs_query::PodColumns;
+
+    // Enableable components (issue 18).
+    pub use ecs_query::{Disabled, EnabledRO, EnabledRW, IgnoreEnabled};
 }
 
 /// The README's quickstart, compiled and run as a doctest.

@@ -35,6 +35,13 @@ mod swarm;
 #[path = "../../../examples/layout.rs"]
 mod layout;
 
+#[expect(
+    dead_code,
+    reason = "`main` and some helpers are only used by the binary"
+)]
+#[path = "../../../examples/rollback.rs"]
+mod rollback;
+
 use ecs::prelude::*;
 
 // ----- movement ------------------------------------------------------------------------------
@@ -213,7 +220,7 @@ fn swarm_keeps_its_population_and_reports() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["lifetime", "movement", "orbit", "stats", "steering"]
+        ["lifetime", "movement", "orbit", "stats", "steering", "tally"]
     );
     let stored: usize = report.layout.archetypes.iter().map(|a| a.entities).sum();
     assert_eq!(stored, 10_000);
@@ -317,4 +324,55 @@ fn layout_columns_are_disjoint_and_inside_the_chunk() {
     // The printed byte ranges come from the same layout.
     let described = layout::describe(&world);
     assert!(described.iter().any(|l| l.contains("Mass (8 B each)")));
+}
+
+// ----- rollback ------------------------------------------------------------------------------
+
+#[test]
+fn rollback_peers_rewind_and_end_on_the_reference_state() {
+    let lines = rollback::run(120);
+    assert_eq!(lines.len(), 6 + 3, "{lines:#?}");
+    let mut rewinds = 0;
+    for block in &lines[..6] {
+        // "frames   1- 20: rewinds 2 / 3; frame  16 confirmed: A B (reference R); ..."
+        let words: Vec<&str> = block.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "confirmed:").unwrap();
+        let (a, b) = (words[at + 1], words[at + 2]);
+        let reference = words[at + 4].trim_end_matches(");");
+        assert!(
+            a == b && b == reference,
+            "confirmed frames disagree: {block}"
+        );
+        let r = words.iter().position(|w| *w == "rewinds").unwrap();
+        rewinds += words[r + 1].parse::<usize>().unwrap()
+            + words[r + 3].trim_end_matches(';').parse::<usize>().unwrap();
+    }
+    assert!(rewinds > 10, "the script should force rewinds: {lines:#?}");
+    for peer in &lines[6..8] {
+        assert!(
+            peer.ends_with("matches the reference (same entity ids)"),
+            "{peer}"
+        );
+    }
+    let hash = lines[8].rsplit(' ').next().unwrap();
+    assert!(lines[6].contains(hash) && lines[7].contains(hash));
+}
+
+#[test]
+fn rollback_is_deterministic_and_a_wrong_rewind_would_show() {
+    assert_eq!(rollback::run(40), rollback::run(40));
+    // A peer that is never told the truth does diverge: the check has teeth.
+    let mut honest = rollback::Peer::new(0);
+    let mut blind = rollback::Peer::new(0);
+    for frame in 0..30 {
+        honest.advance();
+        blind.advance();
+        if frame >= rollback::DELAY {
+            let f = frame - rollback::DELAY;
+            honest.receive(f, rollback::scripted_input(1, f));
+            blind.receive(f, rollback::Input::default());
+        }
+    }
+    assert!(honest.rollbacks > 0);
+    assert_ne!(honest.hash(), blind.hash());
 }

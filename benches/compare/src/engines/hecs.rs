@@ -91,6 +91,38 @@ pub fn prepare(workload: &str) -> Option<Run> {
     })
 }
 
+/// `workload` through hecs' one-shot `world.query_mut::<Q>()` per iteration (hecs caches
+/// matched archetypes per query type in the world), for the iteration workloads.
+pub fn prepare_one_shot(workload: &str) -> Option<Run> {
+    Some(match workload {
+        "simple_iter" => pos_vel_one_shot(suite_world()),
+        "frag_iter" => {
+            let mut world = World::new();
+            for_each_letter!(spawn_letter(&mut world));
+            data_one_shot(world)
+        }
+        "frag_iter_many" => data_one_shot(frag_many_world()),
+        "iter_1m" => pos_vel_one_shot(million_world()),
+        _ => return None,
+    })
+}
+
+fn pos_vel_one_shot(mut world: World) -> Run {
+    repeat(move || {
+        for (v, p) in world.query_mut::<(&Velocity, &mut Position)>() {
+            p.0 += v.0;
+        }
+    })
+}
+
+fn data_one_shot(mut world: World) -> Run {
+    repeat(move || {
+        for d in world.query_mut::<&mut Data>() {
+            d.0 *= 2.0;
+        }
+    })
+}
+
 fn suite_world() -> World {
     let mut world = World::new();
     world.spawn_batch((0..SUITE_N).map(|_| suite_bundle()));

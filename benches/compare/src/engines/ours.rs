@@ -72,6 +72,34 @@ pub fn prepare(workload: &str) -> Option<Run> {
     })
 }
 
+/// `workload` through a one-shot `world.query::<Q>()` per iteration (the world caches the
+/// query's matched archetypes), for the iteration workloads; `None` for the others.
+pub fn prepare_one_shot(workload: &str) -> Option<Run> {
+    Some(match workload {
+        "simple_iter" => pos_vel_one_shot(suite_world()),
+        "frag_iter" => {
+            let mut world = World::new();
+            for_each_letter!(spawn_letter(&mut world));
+            data_one_shot(world)
+        }
+        "frag_iter_many" => data_one_shot(frag_many_world()),
+        "iter_1m" => pos_vel_one_shot(million_world()),
+        _ => return None,
+    })
+}
+
+fn pos_vel_one_shot(mut world: World) -> Run {
+    repeat(move || {
+        world
+            .query::<(RefRO<Velocity>, RefRW<Position>)>()
+            .for_each(|(v, p)| p.0 += v.0);
+    })
+}
+
+fn data_one_shot(mut world: World) -> Run {
+    repeat(move || world.query::<RefRW<Data>>().for_each(|d| d.0 *= 2.0))
+}
+
 fn suite_world() -> World {
     let mut world = World::new();
     world.spawn_batch((0..SUITE_N).map(|_| suite_bundle()));

@@ -20,7 +20,7 @@ mod kinds;
 use std::any::type_name;
 use std::collections::{BTreeMap, BTreeSet};
 
-use ecs_core::{ComponentError, Entity, EntityError, World};
+use ecs_core::{ChunkPolicy, ColumnOrder, ComponentError, Entity, EntityError, World};
 use proptest::prelude::*;
 use proptest::sample::{select, subsequence};
 
@@ -100,6 +100,12 @@ enum WorldKind {
     Small,
     /// `World::new()`, 16 KiB chunks.
     Default,
+    /// Chunk size per archetype: `MinRows(8)` (4 KiB for small rows, 16 KiB with `Kib`), 64 KiB
+    /// for `(Num, Name)` by override, and the padding-minimising column order; rows move
+    /// between archetypes of different chunk sizes and column placements.
+    Mixed,
+    /// 4 KiB chunks with `Aligned` and `Name` placed first (`ColumnOrder::First`).
+    HotFirst,
 }
 
 impl WorldKind {
@@ -108,13 +114,28 @@ impl WorldKind {
             Self::Tiny => World::with_test_chunk_size(512),
             Self::Small => World::with_test_chunk_size(2048),
             Self::Default => World::new(),
+            Self::Mixed => {
+                let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(8)).unwrap();
+                world.set_chunk_size_for::<(Num, Name)>(64 * 1024).unwrap();
+                world.set_column_order(ColumnOrder::MinPadding);
+                world
+            }
+            Self::HotFirst => {
+                let mut world = World::with_chunk_size(4096).unwrap();
+                let hot = vec![
+                    world.register_component::<Aligned>(),
+                    world.register_component::<Name>(),
+                ];
+                world.set_column_order(ColumnOrder::First(hot));
+                world
+            }
         }
     }
 
     fn kinds(self) -> Vec<usize> {
         match self {
             Self::Tiny => (0..KINDS).filter(|&k| k != KIB).collect(),
-            Self::Small | Self::Default => (0..KINDS).collect(),
+            Self::Small | Self::Default | Self::Mixed | Self::HotFirst => (0..KINDS).collect(),
         }
     }
 }
@@ -493,7 +514,9 @@ fn case() -> impl Strategy<Value = (WorldKind, Vec<Op>)> {
     prop_oneof![
         Just(WorldKind::Tiny),
         Just(WorldKind::Small),
-        Just(WorldKind::Default)
+        Just(WorldKind::Default),
+        Just(WorldKind::Mixed),
+        Just(WorldKind::HotFirst)
     ]
     .prop_flat_map(|world| {
         (

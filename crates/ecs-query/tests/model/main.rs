@@ -14,7 +14,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use ecs_core::{Entity, World};
+use ecs_core::{ChunkPolicy, ColumnOrder, Entity, World};
 use ecs_query::{QueryError, QueryExt, QueryState};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -420,15 +420,44 @@ fn config() -> ProptestConfig {
 
 /// Mostly 512-byte chunks (a handful of rows each, so many chunks per archetype); sometimes
 /// 4 KiB, so that small-row chunks outgrow one `par_for_each` task (at least 32 rows) and get
-/// split into row ranges.
+/// split into row ranges; sometimes a chunk size per archetype (`MIXED`, `HOT_FIRST`).
 fn chunk_size() -> impl Strategy<Value = usize> {
-    prop_oneof![3 => Just(512), 1 => Just(4096)]
+    prop_oneof![3 => Just(512), 1 => Just(4096), 1 => Just(MIXED), 1 => Just(HOT_FIRST)]
+}
+
+/// `chunk_size()` value for a world whose archetypes size their own chunks: `MinRows(200)`
+/// (4 KiB for narrow rows, 8 KiB for wide ones), 16 KiB for `(A, B)` by override, and the
+/// padding-minimising column order.
+const MIXED: usize = 0;
+/// `chunk_size()` value for 4 KiB chunks with `C` and `B` placed first.
+const HOT_FIRST: usize = 1;
+
+/// The world a `chunk_size()` value stands for.
+fn world_for(chunk_size: usize) -> World {
+    match chunk_size {
+        MIXED => {
+            let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(200)).unwrap();
+            world.set_chunk_size_for::<(A, B)>(16 * 1024).unwrap();
+            world.set_column_order(ColumnOrder::MinPadding);
+            world
+        }
+        HOT_FIRST => {
+            let mut world = World::with_chunk_size(4096).unwrap();
+            let hot = vec![
+                world.register_component::<C>(),
+                world.register_component::<B>(),
+            ];
+            world.set_column_order(ColumnOrder::First(hot));
+            world
+        }
+        bytes => World::with_test_chunk_size(bytes),
+    }
 }
 
 /// In a world of `chunk_size`-byte chunks, applies `ops`, then runs every query shape once, in
 /// one of `modes` picked by `sweep`.
 fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
-    let mut world = World::with_test_chunk_size(chunk_size);
+    let mut world = world_for(chunk_size);
     let mut model = Model::default();
     let mut states = States::new();
     for op in ops {

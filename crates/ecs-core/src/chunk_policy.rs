@@ -1,0 +1,412 @@
+//! How big each archetype's chunks are, and in what order its column arrays sit in them.
+//!
+//! A world decides both once per archetype, when the archetype is created (its first spawn,
+//! insert, remove or restore into that component set); existing archetypes keep their layout.
+//!
+//! - **Size.** A [`ChunkPolicy`] gives the size for every archetype: [`ChunkPolicy::Fixed`]
+//!   (the default, 16 KiB for all) or [`ChunkPolicy::MinRows`] (the smallest power of two that
+//!   holds at least `n` rows). A size set for one component set with
+//!   [`World::set_chunk_size_for`](crate::World::set_chunk_size_for) overrides the policy.
+//!   Every size is a power of two from [`MIN_CHUNK_SIZE`] (4 KiB) to [`MAX_CHUNK_SIZE`] (1 MiB);
+//!   setters return [`WorldError`] outside that range.
+//! - **Order.** A [`ColumnOrder`] places the column arrays: in registration order (the
+//!   default), in the order with the least padding, or with chosen columns first.
+//!
+//! Cost: choosing runs [`ChunkLayout::new_ordered`] once per candidate order and, for
+//! `MinRows`, per candidate size (at most 9); that is once per archetype, never per row.
+//! Queries, row moves and snapshots read each archetype's own layout, so archetypes of
+//! different sizes mix freely.
+
+use std::collections::HashMap;
+
+use crate::archetype::RowTooLarge;
+use crate::bundle::{bundle_ids, Bundle};
+use crate::chunk::{ChunkLayout, ColumnSpec, CHUNK_SIZE};
+use crate::component::{ComponentId, ComponentInfo};
+use crate::error::WorldError;
+use crate::signature::Signature;
+use crate::world::World;
+
+/// The smallest chunk size a policy may ask for, 4 KiB.
+///
+/// ```
+/// # use ecs_core::{ChunkPolicy, World, MIN_CHUNK_SIZE};
+/// assert!(World::with_chunk_policy(ChunkPolicy::Fixed(MIN_CHUNK_SIZE / 2)).is_err());
+/// ```
+pub const MIN_CHUNK_SIZE: usize = 4 * 1024;
+
+/// The largest chunk size a policy may ask for, 1 MiB.
+///
+/// ```
+/// # use ecs_core::{ChunkPolicy, World, MAX_CHUNK_SIZE};
+/// assert!(World::with_chunk_policy(ChunkPolicy::Fixed(MAX_CHUNK_SIZE)).is_ok());
+/// assert!(World::with_chunk_policy(ChunkPolicy::Fixed(MAX_CHUNK_SIZE * 2)).is_err());
+/// ```
+pub const MAX_CHUNK_SIZE: usize = 1024 * 1024;
+
+/// How a world sizes the chunks of an archetype it creates.
+///
+/// ```
+/// # use ecs_core::{ChunkPolicy, World};
+/// let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(1000)).unwrap();
+/// let e = world.spawn(([0u8; 60],)); // 68-byte rows: 1000 of them need 128 KiB
+/// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+/// assert_eq!(arch.layout().chunk_size(), 128 * 1024);
+/// assert!(arch.layout().capacity() >= 1000);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChunkPolicy {
+    /// Every archetype gets chunks of this many bytes (a power of two, 4 KiB to 1 MiB).
+    Fixed(usize),
+    /// The smallest power of two from 4 KiB that holds at least this many rows (at least 1);
+    /// 1 MiB if even that holds fewer.
+    MinRows(usize),
+}
+
+impl Default for ChunkPolicy {
+    /// `Fixed(16 KiB)`.
+    fn default() -> Self {
+        Self::Fixed(CHUNK_SIZE)
+    }
+}
+
+impl ChunkPolicy {
+    /// `self` if valid.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidChunkSize`] for a `Fixed` size that is not a power of two from
+    /// 4 KiB to 1 MiB; [`WorldError::ZeroMinRows`] for `MinRows(0)`.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, WorldError};
+    /// assert_eq!(ChunkPolicy::MinRows(0).validate(), Err(WorldError::ZeroMinRows));
+    /// assert!(ChunkPolicy::Fixed(8192).validate().is_ok());
+    /// ```
+    pub fn validate(self) -> Result<Self, WorldError> {
+        match self {
+            Self::Fixed(bytes) => check_size(bytes).map(|_| self),
+            Self::MinRows(0) => Err(WorldError::ZeroMinRows),
+            Self::MinRows(_) => Ok(self),
+        }
+    }
+}
+
+/// `bytes` if it is a power of two from 4 KiB to 1 MiB.
+pub(crate) fn check_size(bytes: usize) -> Result<usize, WorldError> {
+    if (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&bytes) && bytes.is_power_of_two() {
+        Ok(bytes)
+    } else {
+        Err(WorldError::InvalidChunkSize(bytes))
+    }
+}
+
+/// The order of an archetype's column arrays inside its chunks. The entity ids always come
+/// first; component columns keep their (ascending id) column numbers whatever their place.
+///
+/// ```
+/// # use ecs_core::{ColumnOrder, World};
+/// let mut world = World::new();
+/// world.set_column_order(ColumnOrder::MinPadding);
+/// let e = world.spawn((1u8, 2u64));
+/// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+/// assert_eq!(world.layout().archetypes[0].column_order, "min-padding");
+/// # let _ = arch;
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ColumnOrder {
+    /// Columns in component registration order (ascending [`ComponentId`]).
+    #[default]
+    Registration,
+    /// The order with the least padding: registration order and the columns sorted by
+    /// alignment (descending, then ascending) are all laid out, and the one holding the most
+    /// rows wins (registration order on a tie in rows and bytes). Never fewer rows than
+    /// `Registration`.
+    MinPadding,
+    /// The listed components first, in this order (those the archetype has), then the rest
+    /// by descending alignment. May hold fewer rows than `Registration`: the caller chose.
+    First(Vec<ComponentId>),
+}
+
+impl ColumnOrder {
+    /// The layout of `columns` (with component ids `ids`, ascending) in `chunk_size` bytes,
+    /// placed in this order; `None` if not one row fits.
+    ///
+    /// # Panics
+    /// If `ids` is not as long as `columns` (for `First`), or as [`ChunkLayout::new`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkLayout, ColumnOrder, ColumnSpec};
+    /// let cols = [ColumnSpec { size: 1, align: 1 }, ColumnSpec { size: 16, align: 16 }];
+    /// let reg = ChunkLayout::new(4096, &cols).unwrap();
+    /// let min = ColumnOrder::MinPadding.layout(4096, &cols, &[]).unwrap();
+    /// assert!(min.capacity() >= reg.capacity());
+    /// ```
+    pub fn layout(
+        &self,
+        chunk_size: usize,
+        specs: &[ColumnSpec],
+        ids: &[ComponentId],
+    ) -> Option<ChunkLayout> {
+        let registration: Vec<usize> = (0..specs.len()).collect();
+        match self {
+            ColumnOrder::Registration => ChunkLayout::new_ordered(chunk_size, specs, &registration),
+            ColumnOrder::MinPadding => {
+                let mut best = ChunkLayout::new_ordered(chunk_size, specs, &registration)?;
+                for descending in [true, false] {
+                    let order = by_align(specs, descending);
+                    if let Some(l) = ChunkLayout::new_ordered(chunk_size, specs, &order) {
+                        if fuller(&l, &best, specs) {
+                            best = l.named("min-padding");
+                        }
+                    }
+                }
+                Some(best)
+            }
+            ColumnOrder::First(first) => {
+                let mut order: Vec<usize> = Vec::with_capacity(specs.len());
+                let chosen = first
+                    .iter()
+                    .filter_map(|id| ids.iter().position(|i| i == id));
+                for c in chosen.chain(by_align(specs, true)) {
+                    if !order.contains(&c) {
+                        order.push(c);
+                    }
+                }
+                ChunkLayout::new_ordered(chunk_size, specs, &order).map(|l| l.named("chosen-first"))
+            }
+        }
+    }
+}
+
+/// Column indices stably sorted by alignment, `descending` or not.
+fn by_align(specs: &[ColumnSpec], descending: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..specs.len()).collect();
+    if descending {
+        order.sort_by_key(|&c| std::cmp::Reverse(specs[c].align));
+    } else {
+        order.sort_by_key(|&c| specs[c].align);
+    }
+    order
+}
+
+/// A world's chunk size policy, per-component-set overrides and column order.
+///
+/// # Invariants
+/// 1. Every override is a valid size (`check_size`). `policy` passed `validate`, except in
+///    worlds built by `World::with_test_chunk_size` (a `Fixed` size below 4 KiB).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChunkSizing {
+    pub(crate) policy: ChunkPolicy,
+    pub(crate) order: ColumnOrder,
+    overrides: HashMap<Signature, usize, ahash::RandomState>,
+}
+
+impl ChunkSizing {
+    /// A fixed size, unchecked (test worlds use sizes below 4 KiB).
+    pub(crate) fn fixed(bytes: usize) -> Self {
+        Self {
+            policy: ChunkPolicy::Fixed(bytes),
+            ..Self::default()
+        }
+    }
+
+    /// Sizes `signature`'s archetype `bytes` (already checked) when it is created.
+    pub(crate) fn set_override(&mut self, signature: Signature, bytes: usize) {
+        self.overrides.insert(signature, bytes);
+    }
+
+    /// The layout an archetype with columns `infos` (ascending ids) gets.
+    ///
+    /// # Errors
+    /// If one row does not fit the chunk size chosen (for `MinRows`, the largest).
+    pub(crate) fn layout(&self, infos: &[&ComponentInfo]) -> Result<ChunkLayout, RowTooLarge> {
+        let specs: Vec<ColumnSpec> = infos
+            .iter()
+            .map(|i| ColumnSpec {
+                size: i.size(),
+                align: i.align(),
+            })
+            .collect();
+        let ids: Vec<ComponentId> = infos.iter().map(|i| i.id()).collect();
+        let signature: Signature = ids.iter().copied().collect();
+        let too_large = |chunk_size| RowTooLarge {
+            components: infos.iter().map(|i| (i.name(), i.size())).collect(),
+            chunk_size,
+            row_bytes: ChunkLayout::end_of(1, &specs),
+        };
+        let (sizes, min_rows) = match (self.overrides.get(&signature), self.policy) {
+            (Some(&bytes), _) | (None, ChunkPolicy::Fixed(bytes)) => (bytes..=bytes, 1),
+            (None, ChunkPolicy::MinRows(n)) => (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE, n),
+        };
+        let mut best = None;
+        let mut size = *sizes.start();
+        while size <= *sizes.end() {
+            if let Some(layout) = self.order.layout(size, &specs, &ids) {
+                let enough = layout.capacity() >= min_rows;
+                best = Some(layout);
+                if enough {
+                    break;
+                }
+            }
+            size *= 2;
+        }
+        best.ok_or_else(|| too_large(*sizes.end()))
+    }
+}
+
+/// Whether `a` holds more rows than `b`, or as many in fewer padded bytes.
+fn fuller(a: &ChunkLayout, b: &ChunkLayout, specs: &[ColumnSpec]) -> bool {
+    let end = |l: &ChunkLayout| {
+        let placed: Vec<ColumnSpec> = l.placement().iter().map(|&c| specs[c]).collect();
+        ChunkLayout::end_of(l.capacity(), &placed)
+    };
+    (a.capacity(), std::cmp::Reverse(end(a))) > (b.capacity(), std::cmp::Reverse(end(b)))
+}
+
+impl World {
+    /// An empty world whose archetypes size their chunks by `policy`.
+    ///
+    /// # Errors
+    /// As [`ChunkPolicy::validate`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World, WorldError};
+    /// assert!(World::with_chunk_policy(ChunkPolicy::MinRows(64)).is_ok());
+    /// assert_eq!(
+    ///     World::with_chunk_policy(ChunkPolicy::Fixed(3000)).unwrap_err(),
+    ///     WorldError::InvalidChunkSize(3000)
+    /// );
+    /// ```
+    pub fn with_chunk_policy(policy: ChunkPolicy) -> Result<Self, WorldError> {
+        Ok(Self::build(ChunkSizing {
+            policy: policy.validate()?,
+            ..ChunkSizing::default()
+        }))
+    }
+
+    /// Sizes the chunks of archetypes created from now on by `policy`; existing archetypes
+    /// keep theirs. Sizes set with [`World::set_chunk_size_for`] still win.
+    ///
+    /// # Errors
+    /// As [`ChunkPolicy::validate`]; the policy is then unchanged.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World};
+    /// let mut world = World::new();
+    /// world.set_chunk_policy(ChunkPolicy::Fixed(4096)).unwrap();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().chunk_size(), 4096);
+    /// assert_eq!(world.chunk_policy(), ChunkPolicy::Fixed(4096));
+    /// ```
+    pub fn set_chunk_policy(&mut self, policy: ChunkPolicy) -> Result<(), WorldError> {
+        self.parts_mut().2.sizing.policy = policy.validate()?;
+        Ok(())
+    }
+
+    /// The chunk size policy for new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World};
+    /// assert_eq!(World::new().chunk_policy(), ChunkPolicy::Fixed(16 * 1024));
+    /// ```
+    pub fn chunk_policy(&self) -> ChunkPolicy {
+        self.graph().sizing.policy
+    }
+
+    /// Gives the archetype of exactly `B`'s components chunks of `bytes` bytes, whatever the
+    /// policy. Registers `B`'s components.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidChunkSize`] unless `bytes` is a power of two from 4 KiB to 1 MiB;
+    /// [`WorldError::ArchetypeExists`] if that archetype was already created.
+    ///
+    /// ```
+    /// # use ecs_core::{World, WorldError};
+    /// let mut world = World::new();
+    /// world.set_chunk_size_for::<(u32, char)>(64 * 1024).unwrap();
+    /// let e = world.spawn((1u32, 'a'));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().chunk_size(), 64 * 1024);
+    /// let err = world.set_chunk_size_for::<(char, u32)>(4096).unwrap_err();
+    /// assert!(matches!(err, WorldError::ArchetypeExists(_)));
+    /// ```
+    pub fn set_chunk_size_for<B: Bundle>(&mut self, bytes: usize) -> Result<(), WorldError> {
+        check_size(bytes)?;
+        let (_, components, archetypes) = self.parts_mut();
+        let signature: Signature = bundle_ids::<B>(components).into_iter().collect();
+        if let Some(id) = archetypes.find(&signature) {
+            return Err(WorldError::ArchetypeExists(id));
+        }
+        archetypes.sizing.set_override(signature, bytes);
+        Ok(())
+    }
+
+    /// Places the columns of archetypes created from now on in `order`; existing archetypes
+    /// keep their layout. [`World::layout`] names the order each archetype got.
+    ///
+    /// ```
+    /// # use ecs_core::{ColumnOrder, World};
+    /// let mut world = World::new();
+    /// let big = world.register_component::<u64>();
+    /// world.set_column_order(ColumnOrder::First(vec![big]));
+    /// let e = world.spawn((1u8, 2u64));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let col = arch.column(big).unwrap();
+    /// assert_eq!(arch.layout().placement()[0], col);
+    /// ```
+    pub fn set_column_order(&mut self, order: ColumnOrder) {
+        self.parts_mut().2.sizing.order = order;
+    }
+
+    /// The column order for new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::{ColumnOrder, World};
+    /// assert_eq!(World::new().column_order(), &ColumnOrder::Registration);
+    /// ```
+    pub fn column_order(&self) -> &ColumnOrder {
+        &self.graph().sizing.order
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs(sizes_aligns: &[(usize, usize)]) -> Vec<ColumnSpec> {
+        sizes_aligns
+            .iter()
+            .map(|&(size, align)| ColumnSpec { size, align })
+            .collect()
+    }
+
+    #[test]
+    fn min_padding_never_loses_a_row() {
+        let cols = specs(&[(1, 1), (16, 16), (3, 1), (64, 64), (4, 4), (36, 4)]);
+        let ids: Vec<ComponentId> = Vec::new();
+        for size in [4096, 16384, 262_144] {
+            let reg = ChunkLayout::new(size, &cols).unwrap();
+            let min = ColumnOrder::MinPadding.layout(size, &cols, &ids).unwrap();
+            assert!(min.capacity() >= reg.capacity(), "{size}");
+        }
+    }
+
+    #[test]
+    fn invalid_policies_are_refused() {
+        assert_eq!(
+            ChunkPolicy::Fixed(5000).validate(),
+            Err(WorldError::InvalidChunkSize(5000))
+        );
+        assert_eq!(
+            ChunkPolicy::Fixed(2048).validate(),
+            Err(WorldError::InvalidChunkSize(2048))
+        );
+        assert_eq!(
+            ChunkPolicy::MinRows(0).validate(),
+            Err(WorldError::ZeroMinRows)
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! Enableable components: switching a component off for one entity without moving its row.
+//!
+//! A type opts in with [`World::register_enableable`] before its first use. Every archetype
+//! that holds an enableable type then keeps, in each chunk, one bitset per such column: bit
+//! `r` says whether row `r`'s value counts as present. Toggling is one atomic bit operation
+//! and a counter update, with no row move and no archetype change; queries skip disabled rows
+//! (see `ecs-query`'s `enabled` module).
+//!
+//! ```text
+//! Chunk (16 KiB block)                    Chunk::masks (heap, per chunk)
+//! | Entity[..cap] | A[..cap] | B[..cap] |  [ B: words[cap.div_ceil(64)], count ]
+//!                                           ^ one `EnableMask` per enableable column
+//! ```
+//!
+//! Types never registered as enableable cost nothing: their archetypes keep an empty
+//! [`ChunkMasks`] (no allocation), and row moves skip the mask work after one length test.
+//!
+//! Enabling or disabling `T` marks `T`'s column changed (change detection sees it as a write
+//! of `T`). Row moves carry the bit: to the filled hole on swap-remove, and to the new
+//! archetype when other components are added or removed.
+
+use std::any::type_name;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::archetype::Archetype;
+use crate::chunk::Chunk;
+use crate::component::{Component, ComponentId};
+use crate::error::ComponentError;
+use crate::world::World;
+use crate::Entity;
+
+/// The enable bits of one enableable column in one chunk.
+///
+/// The words are atomics so that a query holding write access to the component can toggle
+/// rows of one chunk from several tasks (rows of one word may go to different tasks); reads
+/// are relaxed loads, as cheap as plain ones.
+///
+/// # Invariants
+/// 1. `words.len() == capacity.div_ceil(64)` for the archetype's chunk capacity.
+/// 2. Bits of rows at or past the chunk's `len` are 0.
+/// 3. `count` is the number of set bits.
+#[derive(Debug)]
+pub struct EnableMask {
+    words: Box<[AtomicU64]>,
+    count: AtomicU64,
+}
+
+impl EnableMask {
+    fn new(capacity: usize) -> Self {
+        Self {
+            words: (0..capacity.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            count: AtomicU64::new(0),
+        }
+    }
+
+    /// Number of enabled rows.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((Hidden,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.chunks()[0].enable_masks().get(0).count(), 1);
+    /// ```
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::Relaxed) as usize
+    }
+
+    /// Number of 64-row words (`capacity.div_ceil(64)`).
+    #[inline]
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Word `i`: bit `b` is row `64 * i + b`.
+    ///
+    /// # Panics
+    /// If `i >= word_count()`.
+    #[inline]
+    pub fn word(&self, i: usize) -> u64 {
+        self.words[i].load(Ordering::Relaxed)
+    }
+
+    /// Whether row `r` is enabled (false past the chunk's rows).
+    ///
+    /// # Panics
+    /// If `r` is past the chunk capacity.
+    #[inline]
+    pub fn get(&self, r: usize) -> bool {
+        self.word(r / 64) & (1 << (r % 64)) != 0
+    }
+
+    /// Sets row `r`'s bit through a shared reference; returns the previous value.
+    ///
+    /// # Safety
+    /// - `r` is below the chunk's `len` (invariant 2).
+    /// - The caller holds write access to this column's component for the chunk (as a
+    ///   query with a write of it does), so no one reads the bit expecting it stable.
+    #[inline]
+    pub unsafe fn set_unchecked(&self, r: usize, on: bool) -> bool {
+        debug_assert!(r < self.words.len() * 64, "row {r} past the mask");
+        let bit = 1u64 << (r % 64);
+        let word = &self.words[r / 64];
+        // Setting a bit to what it is needs no locked read-modify-write.
+        if (word.load(Ordering::Relaxed) & bit != 0) == on {
+            return on;
+        }
+        let old = if on {
+            word.fetch_or(bit, Ordering::Relaxed)
+        } else {
+            word.fetch_and(!bit, Ordering::Relaxed)
+        };
+        let was = old & bit != 0;
+        if was != on {
+            if on {
+                self.count.fetch_add(1, Ordering::Relaxed);
+            } else {
+                self.count.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        was
+    }
+
+    /// `set_unchecked` through `&mut`: the world's own row bookkeeping. Plain loads and
+    /// stores (no locked read-modify-write), as `&mut` rules out other accessors.
+    #[inline]
+    fn set(&mut self, r: usize, on: bool) {
+        let bit = 1u64 << (r % 64);
+        let word = self.words[r / 64].get_mut();
+        let was = *word & bit != 0;
+        if was != on {
+            *word ^= bit;
+            let count = self.count.get_mut();
+            if on {
+                *count += 1;
+            } else {
+                *count -= 1;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        for w in self.words.iter_mut() {
+            *w.get_mut() = 0;
+        }
+        *self.count.get_mut() = 0;
+    }
+
+    fn check(&self, len: usize, what: &dyn Fn() -> String) {
+        let ones: u64 = self
+            .words
+            .iter()
+            .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
+            .sum();
+        assert_eq!(
+            ones,
+            self.count.load(Ordering::Relaxed),
+            "{}: count is not the number of set bits",
+            what()
+        );
+        for r in len..self.words.len() * 64 {
+            assert!(
+                !self.get(r),
+                "{}: bit set at row {r}, past len {len}",
+                what()
+            );
+        }
+    }
+}
+
+/// The enable bitsets of one chunk, one per enableable column of its archetype.
+///
+/// # Invariants
+/// 1. Empty, or exactly one [`EnableMask`] per entry of the archetype's
+///    `enableable_columns`, each sized for its capacity. An archetype with enableable columns
+///    gives every chunk in its list its masks before the chunk holds rows.
+#[derive(Debug, Default)]
+pub struct ChunkMasks(Box<[EnableMask]>);
+
+impl ChunkMasks {
+    /// Masks for `n` enableable columns of chunks of `capacity` rows.
+    pub(crate) fn new(n: usize, capacity: usize) -> Self {
+        Self((0..n).map(|_| EnableMask::new(capacity)).collect())
+    }
+
+    /// Number of masks (enableable columns).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the chunk has no enableable column.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The mask of enableable slot `slot`
+    /// (see [`Archetype::enable_slot`](crate::Archetype::enable_slot)).
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    #[inline]
+    pub fn get(&self, slot: usize) -> &EnableMask {
+        &self.0[slot]
+    }
+
+    /// Marks rows `start..end` enabled: rows that just joined the chunk.
+    #[inline]
+    pub(crate) fn enable_rows(&mut self, start: usize, end: usize) {
+        for mask in self.0.iter_mut() {
+            for r in start..end {
+                mask.set(r, true);
+            }
+        }
+    }
+
+    /// Clears every bit: the chunk was emptied wholesale.
+    pub(crate) fn clear(&mut self) {
+        for mask in self.0.iter_mut() {
+            mask.clear();
+        }
+    }
+
+    pub(crate) fn check(&self, len: usize, what: &dyn Fn(usize) -> String) {
+        for (slot, mask) in self.0.iter().enumerate() {
+            mask.check(len, &|| what(slot));
+        }
+    }
+}
+
+/// Moves the enable bits of row `from` to row `to` (both `(chunk, row)` of one archetype's
+/// `chunks`) and clears `from`'s: a swap-remove filling a hole. With `from == to` it just
+/// clears the bits of the row leaving.
+pub(crate) fn retire_row(chunks: &mut [Chunk], from: (usize, usize), to: (usize, usize)) {
+    let slots = chunks[from.0].enable_masks().len();
+    for slot in 0..slots {
+        let bit = chunks[from.0].enable_masks().get(slot).get(from.1);
+        chunks[from.0].enable_masks_mut().0[slot].set(from.1, false);
+        if from != to {
+            chunks[to.0].enable_masks_mut().0[slot].set(to.1, bit);
+        }
+    }
+}
+
+/// Copies the enable bit of every enableable column that row `from` of `src` and row `to`
+/// of `dst` share: a row moving to another archetype keeps its bits (`to` was just pushed,
+/// enabled).
+#[inline]
+pub(crate) fn carry_row_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    if dst.enable_ids().is_empty() || src.enable_ids().is_empty() {
+        return;
+    }
+    let (sc, sr) = src.split_row(from);
+    let (dc, dr) = dst.split_row(to);
+    let src_chunk = &src.chunks()[sc];
+    for d in 0..dst.enable_ids().len() {
+        if let Ok(s) = src.enable_ids().binary_search(&dst.enable_ids()[d]) {
+            let bit = src_chunk.enable_masks().get(s).get(sr);
+            dst.chunk_mut(dc).enable_masks_mut().0[d].set(dr, bit);
+        }
+    }
+}
+
+impl World {
+    /// Makes `T` enableable: each row holding a `T` gets a bit that [`World::set_enabled`]
+    /// flips without moving the row, and queries treat a disabled `T` as absent.
+    ///
+    /// Call it before `T` is first used (spawned, inserted, queried or registered); calling
+    /// it again is a no-op. Cost: one bit per row per chunk and a few atomic operations per
+    /// toggle; nothing at all for types never registered this way.
+    ///
+    /// # Panics
+    /// If `T` was already registered as a plain component.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// let id = world.register_enableable::<Stunned>();
+    /// assert!(world.components().info(id).is_enableable());
+    /// assert_eq!(world.register_enableable::<Stunned>(), id);
+    /// ```
+    pub fn register_enableable<T: Component>(&mut self) -> ComponentId {
+        if let Some(id) = self.component_id::<T>() {
+            assert!(
+                self.components().info(id).is_enableable(),
+                "`{}` is already registered as a plain component: register it as enableable \
+                 before its first use",
+                type_name::<T>()
+            );
+            return id;
+        }
+        let (_, components, _) = self.parts_mut();
+        let id = components.register::<T>();
+        components.set_enableable(id);
+        id
+    }
+
+    /// Enables or disables `entity`'s `T` without moving its row; returns whether it was
+    /// enabled before. Changing the state marks `T` changed (as a write would). O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] for a stale handle,
+    /// [`ComponentError::MissingComponent`] if the entity has no `T`, and
+    /// [`ComponentError::NotEnableable`] if `T` was not registered with
+    /// [`World::register_enableable`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned,));
+    /// assert_eq!(world.set_enabled::<Stunned>(e, false), Ok(true));
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(false));
+    /// assert!(world.has::<Stunned>(e)); // still there, just off
+    /// ```
+    pub fn set_enabled<T: Component>(
+        &mut self,
+        entity: Entity,
+        enabled: bool,
+    ) -> Result<bool, ComponentError> {
+        self.flush();
+        let tick = self.change_tick();
+        let (loc, col, slot) = self.enable_slot_of::<T>(entity)?;
+        let (_, _, archetypes) = self.parts_mut();
+        let arch = &mut archetypes.as_mut_slice()[loc.archetype.index()];
+        let (_, r) = arch.split_row(loc.row as usize);
+        let chunk = arch.chunk_of_row(loc.row as usize);
+        let was = chunk.enable_masks().get(slot).get(r);
+        if was != enabled {
+            chunk.enable_masks_mut().0[slot].set(r, enabled);
+            // Enabling or disabling is a change of `T`: of this row only.
+            let at = arch.addr(loc.row as usize);
+            arch.stamp_row(at, &[col as u32], false, tick);
+        }
+        Ok(was)
+    }
+
+    /// Whether `entity`'s `T` is enabled. O(1).
+    ///
+    /// # Errors
+    /// As [`World::set_enabled`].
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, World};
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned,));
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(true));
+    /// let plain = world.spawn((1u32,));
+    /// assert!(matches!(world.is_enabled::<u32>(plain), Err(ComponentError::NotEnableable { .. })));
+    /// ```
+    pub fn is_enabled<T: Component>(&self, entity: Entity) -> Result<bool, ComponentError> {
+        let (loc, _, slot) = self.enable_slot_of::<T>(entity)?;
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let (c, r) = arch.split_row(loc.row as usize);
+        Ok(arch.chunks()[c].enable_masks().get(slot).get(r))
+    }
+
+    /// The entity's location, `T`'s column in its archetype and `T`'s enable slot there.
+    fn enable_slot_of<T: Component>(
+        &self,
+        entity: Entity,
+    ) -> Result<(crate::Location, usize, usize), ComponentError> {
+        let loc = self
+            .location(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        let component = type_name::<T>();
+        let missing = ComponentError::MissingComponent { entity, component };
+        let id = self.component_id::<T>().ok_or(missing)?;
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let col = arch.column(id).ok_or(missing)?;
+        if !self.components().info(id).is_enableable() {
+            return Err(ComponentError::NotEnableable { component });
+        }
+        let slot = arch
+            .enable_slot(col)
+            .expect("an enableable column has a slot (Archetype invariant 7)");
+        Ok((loc, col, slot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ComponentError, World};
+
+    #[derive(Debug, PartialEq)]
+    struct Hidden(u32);
+    struct Other;
+
+    fn world() -> World {
+        let mut world = World::with_test_chunk_size(256);
+        world.register_enableable::<Hidden>();
+        world
+    }
+
+    #[test]
+    fn toggles_without_moving_and_reports_errors() {
+        let mut world = world();
+        let e = world.spawn((Hidden(1), 2u8));
+        let loc = world.location(e);
+        assert_eq!(world.set_enabled::<Hidden>(e, false), Ok(true));
+        assert_eq!(world.set_enabled::<Hidden>(e, false), Ok(false));
+        assert_eq!(world.location(e), loc);
+        assert_eq!(world.is_enabled::<Hidden>(e), Ok(false));
+        assert!(matches!(
+            world.is_enabled::<Other>(e),
+            Err(ComponentError::MissingComponent { .. })
+        ));
+        assert!(matches!(
+            world.set_enabled::<u8>(e, false),
+            Err(ComponentError::NotEnableable { component: "u8" })
+        ));
+        world.despawn(e).unwrap();
+        assert_eq!(
+            world.is_enabled::<Hidden>(e),
+            Err(ComponentError::NoSuchEntity(e))
+        );
+        world.check_invariants();
+    }
+
+    #[test]
+    fn bits_follow_rows_through_moves_and_swap_removes() {
+        let mut world = world();
+        // A small chunk size gives several chunks, so swap-removes cross chunk boundaries.
+        let es: Vec<_> = (0..100).map(|i| world.spawn((Hidden(i),))).collect();
+        for (i, &e) in es.iter().enumerate() {
+            if i % 3 == 0 {
+                world.set_enabled::<Hidden>(e, false).unwrap();
+            }
+        }
+        world.check_invariants();
+        for (i, &e) in es.iter().enumerate() {
+            match i % 4 {
+                0 => world.despawn(e).unwrap(),
+                1 => world.insert_one(e, Other).unwrap(),
+                2 => drop(world.insert_one(e, 7u16)),
+                _ => {}
+            }
+            world.check_invariants();
+        }
+        for (i, &e) in es.iter().enumerate() {
+            if i % 4 != 0 {
+                assert_eq!(world.is_enabled::<Hidden>(e), Ok(i % 3 != 0), "entity {i}");
+                assert_eq!(world.get::<Hidden>(e), Ok(&Hidden(i as u32)));
+            }
+        }
+        for (i, &e) in es.iter().enumerate() {
+            if i % 4 == 1 {
+                world.remove::<(Other,)>(e).unwrap();
+                assert_eq!(world.is_enabled::<Hidden>(e), Ok(i % 3 != 0));
+            }
+        }
+        world.check_invariants();
+        world.clear();
+        world.check_invariants();
+        let e = world.spawn((Hidden(0),));
+        assert_eq!(world.is_enabled::<Hidden>(e), Ok(true));
+    }
+
+    #[test]
+    fn enabling_marks_the_column_changed() {
+        let mut world = world();
+        let e = world.spawn((Hidden(0),));
+        world.advance_tick();
+        let tick = world.change_tick();
+        world.set_enabled::<Hidden>(e, false).unwrap();
+        let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+        assert_eq!(arch.chunks()[0].changed_tick(0), tick);
+    }
+
+    #[test]
+    #[should_panic(expected = "past len")]
+    fn check_invariants_catches_a_bit_past_len() {
+        let mut world = world();
+        let e = world.spawn((Hidden(0),));
+        let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+        let mask = arch.chunks()[0].enable_masks().get(0);
+        // SAFETY: deliberately breaks `EnableMask` invariant 2 (row 5 is past `len`) to see
+        // the checker catch it; the bit is plain atomic memory, so nothing reads it unsoundly.
+        unsafe { mask.set_unchecked(5, true) };
+        world.check_invariants();
+    }
+
+    #[test]
+    #[should_panic(expected = "already registered as a plain component")]
+    fn late_registration_panics() {
+        let mut world = World::new();
+        world.spawn((Other,));
+        world.register_enableable::<Other>();
+    }
+}

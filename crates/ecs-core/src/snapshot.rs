@@ -1,0 +1,799 @@
+//! Snapshots: save a world, put it back exactly, prove two worlds agree.
+//!
+//! [`World::snapshot`] captures everything needed to restore the world: the entity table
+//! (the slot count, the free list in order with each free slot's next generation, and the
+//! retired slots, so later spawns return the same ids; live slots' generations are in the rows),
+//! every archetype's rows (entity ids, then one buffer per column), the resources that opted in
+//! and the change tick. [`World::restore`] puts it back.
+//!
+//! ```text
+//! Snapshot
+//! ├── change_tick
+//! ├── components   [name, size, align, TypeId (in memory only), pod?]  (the ones used)
+//! ├── slot_count   every other slot is live, its generation in its row
+//! ├── free         [(index, next generation)]: the free list, in order
+//! ├── retired      [index]: slots at generation u32::MAX, never reused
+//! ├── archetypes   in archetype-id order, each
+//! │     ├── components [index into `components`]
+//! │     ├── entities   [Entity; rows]          (rows in storage order)
+//! │     └── columns    Pod: [u8; rows × size]  |  Clone: Vec<T> behind a trait object
+//! └── resources    [name, size, align, value or "absent"]
+//! ```
+//!
+//! Cost: a pod column is copied with one `memcpy` per chunk, into buffers that
+//! [`World::snapshot_into`] reuses from one frame to the next; a cloned column costs one
+//! `clone` per value. A snapshot does not depend on the chunk size: rows are stored densely per
+//! archetype and restored into whatever chunks the target world uses.
+//!
+//! Restoring keeps every archetype (the list is append-only, so `QueryState`s built before stay
+//! valid: they cache archetype ids and column offsets), empties them, refills the ones the
+//! snapshot names, and rebuilds entity locations from the rows. The change tick never goes
+//! back (world invariant 3): it becomes the larger of the world's and the snapshot's, and
+//! every restored column is stamped changed at it, so `Changed<T>` filters see restored rows as
+//! changed.
+//!
+//! Safety rests on one rule: bytes are written into a column only if the world registered the
+//! column's type with `register_pod::<T: bytemuck::Pod>`, which proves any bytes are a valid
+//! `T`. A snapshot read from bytes carries names, sizes and alignments only, and must find a
+//! pod type of the same name and layout in the world.
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ptr::NonNull;
+
+use crate::archetype::Archetype;
+use crate::chunk::Chunk;
+use crate::component::ComponentId;
+use crate::entity::{Entity, Location};
+use crate::error::SnapshotError;
+use crate::signature::Signature;
+use crate::world::{Tick, World};
+
+#[deny(unsafe_code)]
+mod format;
+#[deny(unsafe_code)]
+mod hash;
+mod registry;
+
+pub(crate) use registry::SnapshotRegistry;
+use registry::{ClonedColumn, ColumnKind, ResourceValue};
+
+/// A saved world: see the [module docs](self) for what it holds.
+///
+/// Made by [`World::snapshot`] (or read by [`Snapshot::from_bytes`]), put back by
+/// [`World::restore`], as often as needed.
+///
+/// ```
+/// # use ecs_core::World;
+/// let mut world = World::new();
+/// world.register_pod::<u32>();
+/// let a = world.spawn((1u32,));
+/// let snap = world.snapshot().unwrap();
+/// world.despawn(a).unwrap();
+/// let b = world.spawn((2u32,));
+/// world.restore(&snap).unwrap();
+/// assert_eq!(world.get::<u32>(a), Ok(&1));
+/// assert!(!world.contains(b));
+/// // The free list came back too: the next spawn gets `b`'s id again.
+/// world.despawn(a).unwrap();
+/// assert_eq!(world.spawn((2u32,)), b);
+/// ```
+#[derive(Default)]
+pub struct Snapshot {
+    change_tick: Tick,
+    components: Vec<ComponentEntry>,
+    slot_count: u32,
+    free: Vec<u32>,
+    free_generations: Vec<u32>,
+    retired: Vec<u32>,
+    archetypes: Vec<ArchetypeData>,
+    resources: Vec<ResourceEntry>,
+}
+
+/// One component type a snapshot uses.
+pub(crate) struct ComponentEntry {
+    name: Cow<'static, str>,
+    size: usize,
+    align: usize,
+    /// Known for snapshots taken in this process; `None` when read from bytes.
+    type_id: Option<TypeId>,
+    pod: bool,
+}
+
+/// One archetype's rows.
+///
+/// # Invariants
+/// 1. `components` are ascending indices into the snapshot's components, and no other
+///    archetype of the snapshot has the same set.
+/// 2. `columns[i]` holds `entities.len()` values of `components[i]`'s type: `Pod` buffers are
+///    exactly `rows × size` bytes of valid values.
+#[derive(Default)]
+pub(crate) struct ArchetypeData {
+    components: Vec<u32>,
+    entities: Vec<Entity>,
+    columns: Vec<Column>,
+}
+
+pub(crate) enum Column {
+    Pod(Vec<u8>),
+    Cloned(Box<dyn ClonedColumn>),
+}
+
+pub(crate) struct ResourceEntry {
+    name: Cow<'static, str>,
+    size: usize,
+    align: usize,
+    type_id: Option<TypeId>,
+    pod: bool,
+    value: Option<ResourceValue>,
+}
+
+/// What `snapshot` does with a component registered neither as pod nor as clone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unregistered {
+    /// Return [`SnapshotError::NotSnapshotable`] naming it (the default).
+    #[default]
+    Fail,
+    /// Leave it out: restored entities lack it (and so sit in another archetype).
+    Skip,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("entities", &self.len())
+            .field("archetypes", &self.archetypes.len())
+            .field("resources", &self.resources.len())
+            .field("change_tick", &self.change_tick)
+            .finish()
+    }
+}
+
+impl Snapshot {
+    /// Live entities saved.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn(());
+    /// assert_eq!(world.snapshot().unwrap().len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.archetypes.iter().map(|a| a.entities.len()).sum()
+    }
+
+    /// Whether no entity was saved.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// assert!(ecs_core::World::new().snapshot().unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The world's change tick when it was taken.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let world = World::new();
+    /// assert_eq!(world.snapshot().unwrap().change_tick(), world.change_tick());
+    /// ```
+    pub fn change_tick(&self) -> Tick {
+        self.change_tick
+    }
+
+    /// The saved entities, archetype by archetype, in storage order.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_pod::<u8>();
+    /// let e = world.spawn((1u8,));
+    /// assert_eq!(world.snapshot().unwrap().entities().collect::<Vec<_>>(), [e]);
+    /// ```
+    pub fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.archetypes
+            .iter()
+            .flat_map(|a| a.entities.iter().copied())
+    }
+
+    /// The [`World::state_hash`] a world restored from this snapshot has, computed from the
+    /// snapshot alone.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_pod::<f32>();
+    /// world.spawn((1.5f32,));
+    /// assert_eq!(world.snapshot().unwrap().state_hash(), world.state_hash());
+    /// ```
+    pub fn state_hash(&self) -> u64 {
+        let mut h = hash::StateHasher::default();
+        let keys: Vec<u64> = self
+            .components
+            .iter()
+            .map(|c| hash::component_key(&c.name))
+            .collect();
+        for arch in &self.archetypes {
+            let key = hash::archetype_key(arch.components.iter().map(|&c| keys[c as usize]));
+            h.rows(&arch.entities, key);
+            for (&c, col) in arch.components.iter().zip(&arch.columns) {
+                if let Column::Pod(bytes) = col {
+                    h.column(keys[c as usize], self.components[c as usize].size, bytes);
+                }
+            }
+        }
+        h.finish()
+    }
+}
+
+impl World {
+    /// Saves the world; see [`Snapshot`].
+    ///
+    /// Cost: one `memcpy` per chunk and pod column, one `clone` per cloned value, plus the
+    /// entity table (4 bytes per slot).
+    ///
+    /// # Errors
+    /// [`SnapshotError::NotSnapshotable`] naming the first component of a live entity that was
+    /// registered neither with [`World::register_pod`] nor [`World::register_clone`]; use
+    /// [`World::snapshot_into`] with [`Unregistered::Skip`] to leave such components out.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_pod::<[f32; 3]>();
+    /// let e = world.spawn(([1.0f32, 2.0, 3.0],));
+    /// let snap = world.snapshot().unwrap();
+    /// world.get_mut::<[f32; 3]>(e).unwrap()[0] = 9.0;
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(world.get::<[f32; 3]>(e), Ok(&[1.0, 2.0, 3.0]));
+    /// ```
+    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
+        let mut snap = Snapshot::default();
+        self.snapshot_into(&mut snap, Unregistered::Fail)?;
+        Ok(snap)
+    }
+
+    /// Saves the world into `snap`, reusing its buffers: a rollback loop that keeps a ring of
+    /// snapshots allocates nothing once the ring is warm. Ids reserved through
+    /// [`World::reserve_entity`] but not yet flushed are not saved.
+    ///
+    /// # Errors
+    /// As [`World::snapshot`] with [`Unregistered::Fail`]; `snap` is then left empty.
+    ///
+    /// ```
+    /// # use ecs_core::{Snapshot, Unregistered, World};
+    /// struct Scratch; // not registered: skipped
+    /// let mut world = World::new();
+    /// world.register_pod::<u32>();
+    /// let e = world.spawn((1u32, Scratch));
+    /// let mut snap = Snapshot::default();
+    /// world.snapshot_into(&mut snap, Unregistered::Skip).unwrap();
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(world.get::<u32>(e), Ok(&1));
+    /// assert!(!world.has::<Scratch>(e));
+    /// ```
+    pub fn snapshot_into(
+        &self,
+        snap: &mut Snapshot,
+        unregistered: Unregistered,
+    ) -> Result<(), SnapshotError> {
+        let components = self.components();
+        // Per world component id: its index in `snap.components`, once used.
+        let mut entry_of: Vec<u32> = vec![u32::MAX; components.len()];
+        let mut kept_sets: HashMap<Signature, usize> = HashMap::new();
+        // Which world archetypes go where: (archetype, columns kept, target index in snapshot).
+        let mut plan: Vec<(&Archetype, Vec<usize>, usize)> = Vec::new();
+        snap.components.clear();
+        let mut n_targets = 0;
+        for arch in self.archetypes() {
+            let mut kept = Vec::with_capacity(arch.signature().len());
+            let mut skip_archetype = false;
+            for (col, id) in arch.component_ids().enumerate() {
+                if self.snapshots.kind(id).is_some() {
+                    kept.push(col);
+                } else if arch.is_empty() {
+                    // Nothing to save, and a restore could not rebuild its type: leave it out.
+                    skip_archetype = true;
+                } else if unregistered == Unregistered::Fail {
+                    snap.archetypes.clear();
+                    return Err(SnapshotError::NotSnapshotable {
+                        component: components.info(id).name(),
+                        entity: arch.chunks()[0].entities()[0],
+                    });
+                }
+            }
+            if skip_archetype {
+                continue;
+            }
+            let ids: Vec<ComponentId> = arch.component_ids().collect();
+            let set: Signature = kept.iter().map(|&c| ids[c]).collect();
+            let target = *kept_sets.entry(set).or_insert_with(|| {
+                n_targets += 1;
+                n_targets - 1
+            });
+            for &c in &kept {
+                entry_of[ids[c].index()] = 0; // used; numbered below
+            }
+            plan.push((arch, kept, target));
+        }
+
+        // Number the used components in id order, so each archetype's list is ascending.
+        for (index, entry) in entry_of.iter_mut().enumerate() {
+            if *entry == u32::MAX {
+                continue;
+            }
+            *entry = snap.components.len() as u32;
+            let id = ComponentId::from_index(index);
+            let info = components.info(id);
+            snap.components.push(ComponentEntry {
+                name: Cow::Borrowed(info.name()),
+                size: info.size(),
+                align: info.align(),
+                type_id: Some(info.type_id()),
+                pod: self.is_pod(id),
+            });
+        }
+
+        // Shape the archetype buffers, reusing what the last snapshot left.
+        snap.archetypes.truncate(n_targets);
+        snap.archetypes
+            .resize_with(n_targets, ArchetypeData::default);
+        let mut shaped = vec![false; n_targets];
+        for (arch, kept, target) in &plan {
+            let data = &mut snap.archetypes[*target];
+            if std::mem::replace(&mut shaped[*target], true) {
+                continue;
+            }
+            let ids: Vec<ComponentId> = arch.component_ids().collect();
+            data.components.clear();
+            data.components
+                .extend(kept.iter().map(|&c| entry_of[ids[c].index()]));
+            data.entities.clear();
+            data.columns.truncate(kept.len());
+            for (i, &c) in kept.iter().enumerate() {
+                let kind = self
+                    .snapshots
+                    .kind(ids[c])
+                    .expect("kept columns are registered");
+                let fits = match (data.columns.get_mut(i), kind) {
+                    (Some(Column::Pod(bytes)), ColumnKind::Pod) => {
+                        bytes.clear();
+                        true
+                    }
+                    (Some(Column::Cloned(values)), ColumnKind::Clone(_))
+                        if values.item_type() == components.info(ids[c]).type_id() =>
+                    {
+                        values.clear();
+                        true
+                    }
+                    _ => false,
+                };
+                if !fits {
+                    let fresh = match kind {
+                        ColumnKind::Pod => Column::Pod(Vec::new()),
+                        ColumnKind::Clone(new) => Column::Cloned(new()),
+                    };
+                    if i < data.columns.len() {
+                        data.columns[i] = fresh;
+                    } else {
+                        data.columns.push(fresh);
+                    }
+                }
+            }
+        }
+
+        // Copy the rows.
+        for (arch, kept, target) in &plan {
+            let data = &mut snap.archetypes[*target];
+            data.entities.reserve(arch.len());
+            for chunk in arch.chunks() {
+                data.entities.extend_from_slice(chunk.entities());
+            }
+            for (i, &c) in kept.iter().enumerate() {
+                let size = arch.layout().size(c);
+                match &mut data.columns[i] {
+                    Column::Pod(bytes) => {
+                        bytes.reserve(arch.len() * size);
+                        for chunk in arch.chunks() {
+                            bytes.extend_from_slice(pod_bytes(arch, chunk, c));
+                        }
+                    }
+                    Column::Cloned(values) => {
+                        for chunk in arch.chunks() {
+                            let base = arch.column_base(chunk, c);
+                            // SAFETY: rows `0..len` of column `c` are initialised values of
+                            // its type (`Chunk` invariant 2), which is `values`' item type
+                            // (registry invariant 1, checked when shaping); `&self` keeps
+                            // writers out while they are cloned.
+                            unsafe { values.extend_cloned(base.as_ptr(), chunk.len()) };
+                        }
+                    }
+                }
+            }
+        }
+
+        snap.slot_count = self
+            .entities_for_snapshot()
+            .export_vacant(&mut snap.free_generations, &mut snap.retired);
+        snap.free.clear();
+        snap.free
+            .extend_from_slice(self.entities_for_snapshot().free_list());
+        snap.change_tick = self.change_tick();
+        snap.resources.clear();
+        for hooks in self.snapshots.resources() {
+            snap.resources.push(ResourceEntry {
+                name: Cow::Borrowed(hooks.name),
+                size: hooks.size,
+                align: hooks.align,
+                type_id: Some(hooks.type_id),
+                pod: hooks.pod,
+                value: (hooks.save)(self.resources()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Puts the world back as `snap` saved it: the same entity ids (and free list, so later
+    /// spawns return the same ids), components, query results and opted-in resources.
+    /// Resources that did not opt in are left alone. Existing `QueryState`s stay valid.
+    ///
+    /// Cost: clearing the world, then one `memcpy` per chunk and pod column, one `clone` per
+    /// cloned value, and one entity-table write per row.
+    ///
+    /// # Errors
+    /// Checked before anything changes: [`SnapshotError::UnknownComponent`],
+    /// [`SnapshotError::LayoutMismatch`] or [`SnapshotError::NotPodInWorld`] when the world's
+    /// registry does not hold the snapshot's component types with the same layout and kind;
+    /// [`SnapshotError::UnknownResource`] likewise for resources; and
+    /// [`SnapshotError::RowTooLarge`] when a row does not fit this world's chunks.
+    ///
+    /// # Panics
+    /// If a component's `Clone` or `Drop` panics (the world is then left empty, or as it was
+    /// if the panic came from cloning).
+    ///
+    /// ```
+    /// # use ecs_core::{SnapshotError, World};
+    /// let mut a = World::new();
+    /// a.register_pod::<u64>();
+    /// let e = a.spawn((7u64,));
+    /// let snap = a.snapshot().unwrap();
+    ///
+    /// let mut b = World::new();
+    /// assert!(matches!(b.restore(&snap), Err(SnapshotError::UnknownComponent { .. })));
+    /// b.register_pod::<u64>();
+    /// b.restore(&snap).unwrap();
+    /// assert_eq!(b.get::<u64>(e), Ok(&7));
+    /// ```
+    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        self.flush();
+        let plan = self.plan_restore(snap)?;
+
+        // Everything that runs user code before the world changes: clones of cloned columns
+        // and resources. A panic here leaves the world untouched.
+        let mut cloned: Vec<Vec<Option<Box<dyn ClonedColumn>>>> = snap
+            .archetypes
+            .iter()
+            .map(|a| {
+                a.columns
+                    .iter()
+                    .map(|c| match c {
+                        Column::Cloned(values) => Some(values.duplicate()),
+                        Column::Pod(_) => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let resources: Vec<_> = plan
+            .resources
+            .iter()
+            .zip(&snap.resources)
+            .map(|(hooks, entry)| {
+                let value = entry.value.as_ref().map(|v| {
+                    (hooks.prepare)(v).expect("checked while planning: same type and length")
+                });
+                (hooks.install, value)
+            })
+            .collect();
+
+        let tick = self.change_tick().max(snap.change_tick);
+        let mut reuse = self.empty_for_restore();
+        self.raise_change_tick(tick);
+
+        let (entities, components, archetypes) = self.parts_mut();
+        entities.restore_slots(
+            snap.slot_count,
+            &snap.free,
+            &snap.free_generations,
+            &snap.retired,
+        );
+        for ((data, target), cloned) in snap
+            .archetypes
+            .iter()
+            .zip(&plan.archetypes)
+            .zip(&mut cloned)
+        {
+            let id = archetypes.get_or_create(target.signature.clone(), components);
+            let arch = &mut archetypes.as_mut_slice()[id.index()];
+            let rows = data.entities.len();
+            let fill = |ids: NonNull<Entity>, bases: &[NonNull<u8>], first: usize, count: usize| {
+                // SAFETY: `fill_empty` hands out room for rows `0..count` of a fresh chunk's
+                // entity column; the snapshot holds `rows` ids and `first + count <= rows`.
+                unsafe {
+                    let src = data.entities.as_ptr().add(first);
+                    std::ptr::copy_nonoverlapping(src, ids.as_ptr(), count);
+                }
+                for (c, &base) in bases.iter().enumerate() {
+                    let (from, size) = (target.from[c], target.sizes[c]);
+                    match (&data.columns[from], &cloned[from]) {
+                        // SAFETY: the buffer holds `rows * size` bytes (`ArchetypeData`
+                        // invariant 2), the chunk column has room for `count` values of
+                        // `size` bytes; the planned type of world column `c` was registered
+                        // pod, so the bytes are valid values of it.
+                        (Column::Pod(bytes), _) => unsafe {
+                            let src = bytes.as_ptr().add(first * size);
+                            std::ptr::copy_nonoverlapping(src, base.as_ptr(), count * size);
+                        },
+                        // SAFETY: `values` holds `rows` values of the column's own type
+                        // (checked by `TypeId` while planning); each range is moved once.
+                        (Column::Cloned(_), Some(values)) => unsafe {
+                            values.move_out(first, count, base.as_ptr());
+                        },
+                        (Column::Cloned(_), None) => unreachable!("cloned above"),
+                    }
+                }
+            };
+            let mut none = Vec::new();
+            let chunks = reuse.get_mut(id.index()).unwrap_or(&mut none);
+            // SAFETY: `arch` was emptied above and each snapshot archetype has a target of its
+            // own (distinct component sets map to distinct signatures), so it is still empty;
+            // `chunks` are the ones `take_chunks` took from this very archetype; `fill`
+            // initialises every row it is handed and, copying only, cannot unwind.
+            unsafe { arch.fill_empty(tick, rows, chunks, fill) };
+            for (row, &e) in data.entities.iter().enumerate() {
+                entities.place_live(
+                    e.index(),
+                    Location {
+                        archetype: id,
+                        row: row as u32,
+                    },
+                );
+            }
+        }
+        for column in cloned.iter_mut().flatten().flatten() {
+            // SAFETY: `fill_empty` moved every value of every cloned column into the world.
+            unsafe { column.forget_all() };
+        }
+        for (install, value) in resources {
+            install(&mut self.resources, value);
+        }
+        Ok(())
+    }
+
+    /// Checks `snap` against this world's registry and works out where everything goes.
+    fn plan_restore(&self, snap: &Snapshot) -> Result<RestorePlan, SnapshotError> {
+        let components = self.components();
+        let mut world_ids = Vec::with_capacity(snap.components.len());
+        for entry in &snap.components {
+            let unknown = || SnapshotError::UnknownComponent {
+                component: entry.name.to_string(),
+            };
+            let id = match entry.type_id {
+                Some(type_id) => components.id_of(type_id).ok_or_else(unknown)?,
+                None => components
+                    .iter()
+                    .find(|info| info.name() == entry.name && self.is_pod(info.id()))
+                    .or_else(|| components.iter().find(|info| info.name() == entry.name))
+                    .ok_or_else(unknown)?
+                    .id(),
+            };
+            let info = components.info(id);
+            if (info.size(), info.align()) != (entry.size, entry.align) {
+                return Err(SnapshotError::LayoutMismatch {
+                    component: entry.name.to_string(),
+                    snapshot: (entry.size, entry.align),
+                    world: (info.size(), info.align()),
+                });
+            }
+            match self.snapshots.kind(id) {
+                None => return Err(unknown()),
+                Some(kind) if entry.pod && !kind.is_pod() => {
+                    return Err(SnapshotError::NotPodInWorld {
+                        component: entry.name.to_string(),
+                    })
+                }
+                Some(_) => {}
+            }
+            world_ids.push(id);
+        }
+
+        let mut archetypes = Vec::with_capacity(snap.archetypes.len());
+        for data in &snap.archetypes {
+            // World columns are in ascending world id order; `from[c]` is the snapshot column.
+            let mut order: Vec<(ComponentId, usize)> = data
+                .components
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| (world_ids[c as usize], i))
+                .collect();
+            order.sort_unstable();
+            for &(id, from) in &order {
+                if let Column::Cloned(values) = &data.columns[from] {
+                    // A cloned column's entry always has a `TypeId`, mapped exactly above.
+                    assert!(
+                        values.item_type() == components.info(id).type_id()
+                            && values.len() == data.entities.len(),
+                        "a cloned column moves into a column of its own type, one value a row"
+                    );
+                }
+            }
+            let signature: Signature = order.iter().map(|&(id, _)| id).collect();
+            let sizes: Vec<usize> = order
+                .iter()
+                .map(|&(id, _)| components.info(id).size())
+                .collect();
+            if self.archetypes_find(&signature).is_none() {
+                // The layout this world's chunk policy would give the new archetype.
+                let infos: Vec<_> = order.iter().map(|&(id, _)| components.info(id)).collect();
+                if let Err(too_large) = self.graph().sizing.layout(&infos) {
+                    return Err(SnapshotError::RowTooLarge(too_large));
+                }
+            }
+            archetypes.push(TargetArchetype {
+                signature,
+                from: order.iter().map(|&(_, from)| from).collect(),
+                sizes,
+            });
+        }
+
+        let mut resources = Vec::with_capacity(snap.resources.len());
+        for entry in &snap.resources {
+            let hooks = self
+                .snapshots
+                .resources()
+                .iter()
+                .find(|h| match entry.type_id {
+                    Some(type_id) => h.type_id == type_id,
+                    None => {
+                        h.pod
+                            && h.name == entry.name
+                            && (h.size, h.align) == (entry.size, entry.align)
+                    }
+                })
+                .filter(|h| match &entry.value {
+                    Some(ResourceValue::Bytes(b)) => h.pod && entry.pod && b.len() == h.size,
+                    Some(ResourceValue::Cloned(_)) => !h.pod && !entry.pod,
+                    None => true,
+                })
+                .ok_or_else(|| SnapshotError::UnknownResource {
+                    resource: entry.name.to_string(),
+                })?;
+            resources.push(*hooks);
+        }
+        Ok(RestorePlan {
+            archetypes,
+            resources,
+        })
+    }
+
+    /// Empties every archetype without running user code where it can: a world whose columns
+    /// need no drop (pod components, tags) just forgets its rows, since the entity table is
+    /// rebuilt next, and hands back each archetype's chunks for the refill to reuse (no
+    /// allocation, no page faults); otherwise [`World::clear`], which is panic-safe.
+    fn empty_for_restore(&mut self) -> Vec<Vec<Chunk>> {
+        let components = self.components();
+        let any_drop = self.archetypes().iter().any(|arch| {
+            !arch.is_empty()
+                && arch
+                    .component_ids()
+                    .any(|id| components.info(id).drop_fn().is_some())
+        });
+        if any_drop {
+            self.clear();
+            return Vec::new();
+        }
+        let (_, _, archetypes) = self.parts_mut();
+        archetypes
+            .as_mut_slice()
+            .iter_mut()
+            .map(|arch| {
+                let mut chunks = Vec::new();
+                if !arch.is_empty() {
+                    arch.take_chunks(&mut chunks);
+                }
+                chunks
+            })
+            .collect()
+    }
+}
+
+/// Where each snapshot archetype goes in the world.
+struct RestorePlan {
+    archetypes: Vec<TargetArchetype>,
+    resources: Vec<registry::ResourceHooks>,
+}
+
+struct TargetArchetype {
+    signature: Signature,
+    /// Per world column, the snapshot column it is filled from.
+    from: Vec<usize>,
+    /// Per world column, the value size.
+    sizes: Vec<usize>,
+}
+
+/// The bytes of rows `0..len` of pod column `col` of `chunk`, an `arch` chunk.
+///
+/// Only for columns whose type was registered with `register_pod` (the caller's check).
+fn pod_bytes<'a>(arch: &Archetype, chunk: &'a Chunk, col: usize) -> &'a [u8] {
+    let size = arch.layout().size(col);
+    let base = arch.column_base(chunk, col);
+    if size == 0 {
+        return &[];
+    }
+    // SAFETY: rows `0..len` of the column are initialised values of a `Pod` type (`Chunk`
+    // invariant 2; the caller checked the registry), and a `Pod` type has no padding, so every
+    // byte is initialised; the rows lie inside the chunk (`ChunkLayout` invariant 1); `&chunk`
+    // keeps writers out for `'a`.
+    unsafe { std::slice::from_raw_parts(base.as_ptr().cast_const(), chunk.len() * size) }
+}
+
+impl World {
+    /// A 64-bit hash of the live entities and their pod component values: equal for two worlds
+    /// that hold the same entity ids with the same components and the same pod values, whatever
+    /// their chunk sizes, archetype creation orders, row orders or the number of threads that
+    /// ran them. Non-pod components count by presence; resources and the free list are not
+    /// hashed. The way to check determinism across runs and machines (of the same byte order):
+    /// compare hashes frame by frame. See the hash module's docs for the construction.
+    ///
+    /// Cost: about one 64-bit multiply per 8 bytes of pod data plus two per entity; one pass.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let build = |chunk| {
+    ///     let mut world = World::with_chunk_size(chunk).unwrap();
+    ///     world.register_pod::<f32>();
+    ///     for i in 0..1000u32 {
+    ///         world.spawn((i as f32,));
+    ///     }
+    ///     world
+    /// };
+    /// let (mut a, b) = (build(4096), build(65536));
+    /// assert_eq!(a.state_hash(), b.state_hash());
+    /// let e = a.snapshot().unwrap().entities().next().unwrap();
+    /// *a.get_mut::<f32>(e).unwrap() += 1.0;
+    /// assert_ne!(a.state_hash(), b.state_hash());
+    /// ```
+    pub fn state_hash(&self) -> u64 {
+        let components = self.components();
+        let mut keys: Vec<Option<u64>> = vec![None; components.len()];
+        let mut key = |id: ComponentId| {
+            *keys[id.index()].get_or_insert_with(|| hash::component_key(components.info(id).name()))
+        };
+        let mut h = hash::StateHasher::default();
+        for arch in self.archetypes().iter().filter(|a| !a.is_empty()) {
+            let arch_key = hash::archetype_key(arch.component_ids().map(&mut key));
+            let pods: Vec<(usize, u64)> = arch
+                .component_ids()
+                .enumerate()
+                .filter(|&(_, id)| self.is_pod(id))
+                .map(|(c, id)| (c, key(id)))
+                .collect();
+            for chunk in arch.chunks() {
+                h.rows(chunk.entities(), arch_key);
+                for &(c, k) in &pods {
+                    h.column(k, arch.layout().size(c), pod_bytes(arch, chunk, c));
+                }
+            }
+        }
+        h.finish()
+    }
+}
+
+// A snapshot can be sent to another thread (a network or disk writer).
+const _: () = {
+    const fn is_send_sync<T: Send + Sync>() {}
+    is_send_sync::<Snapshot>()
+};

@@ -1,0 +1,338 @@
+//! What a world may snapshot, and how: per component, `Pod` (copied as bytes) or `Clone`
+//! (cloned value by value); per resource, the same choice.
+//!
+//! Pod-ness is proven once, by the `bytemuck::Pod` bound of [`World::register_pod`]; nothing
+//! else (in particular, nothing read from a file) can mark a column as plain bytes. A column is
+//! then copied chunk by chunk with `memcpy` and hashed as bytes. `Clone` columns are copied
+//! through a type-erased [`ClonedColumn`] built by the monomorphic function recorded at
+//! [`World::register_clone`].
+
+use std::any::{type_name, Any, TypeId};
+use std::mem::{align_of, size_of};
+
+use bytemuck::Pod;
+
+use crate::component::{Component, ComponentId};
+use crate::resource::Resources;
+use crate::world::World;
+
+/// How one component type is snapshotted.
+#[derive(Clone, Copy)]
+pub(crate) enum ColumnKind {
+    /// Plain bytes: proven by `T: bytemuck::Pod` at registration.
+    Pod,
+    /// Cloned: the function makes an empty column of the registered type.
+    Clone(fn() -> Box<dyn ClonedColumn>),
+}
+
+impl ColumnKind {
+    pub(crate) fn is_pod(self) -> bool {
+        matches!(self, Self::Pod)
+    }
+}
+
+/// A type-erased `Vec<T>` of cloned component values, for the `Clone` columns of a snapshot.
+///
+/// # Safety
+/// Implementors keep `len` initialised values of the type whose `TypeId` `item_type` returns,
+/// and only ever read or write values of that type through the raw pointers they are given.
+pub(crate) unsafe trait ClonedColumn: Send + Sync {
+    /// The `TypeId` of the values.
+    fn item_type(&self) -> TypeId;
+    /// Number of values.
+    fn len(&self) -> usize;
+    /// Drops every value.
+    fn clear(&mut self);
+    /// A deep copy (clones every value; may run user code and panic).
+    fn duplicate(&self) -> Box<dyn ClonedColumn>;
+    /// Appends clones of the `count` values at `src`.
+    ///
+    /// # Safety
+    /// `src` points to `count` initialised, aligned values of `item_type`, not written while
+    /// this runs.
+    unsafe fn extend_cloned(&mut self, src: *const u8, count: usize);
+    /// Bitwise-moves values `start..start + count` to `dst`; they must not be dropped here
+    /// afterwards (call [`ClonedColumn::forget_all`] once all are moved).
+    ///
+    /// # Safety
+    /// `start + count <= len()`, `dst` is valid and aligned for writing `count` values of
+    /// `item_type`, and no value is moved out twice.
+    unsafe fn move_out(&self, start: usize, count: usize, dst: *mut u8);
+    /// Forgets every value without dropping it.
+    ///
+    /// # Safety
+    /// Every value has been moved out with `move_out`.
+    unsafe fn forget_all(&mut self);
+}
+
+/// The [`ClonedColumn`] of one type.
+struct Values<T>(Vec<T>);
+
+// SAFETY: every raw read and write below is of `T`, which is what `item_type` reports; the
+// `Vec` keeps its `len` values initialised.
+unsafe impl<T: Component + Clone> ClonedColumn for Values<T> {
+    fn item_type(&self) -> TypeId {
+        TypeId::of::<T>()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    fn duplicate(&self) -> Box<dyn ClonedColumn> {
+        Box::new(Values(self.0.clone()))
+    }
+
+    unsafe fn extend_cloned(&mut self, src: *const u8, count: usize) {
+        debug_assert!(src.cast::<T>().is_aligned());
+        // SAFETY: caller contract: `count` initialised, aligned `T`s that nobody writes while
+        // the shared slice lives (zero-sized `T`s need only alignment, which a column base has).
+        let values = unsafe { std::slice::from_raw_parts(src.cast::<T>(), count) };
+        self.0.extend_from_slice(values);
+    }
+
+    unsafe fn move_out(&self, start: usize, count: usize, dst: *mut u8) {
+        debug_assert!(start + count <= self.0.len());
+        // SAFETY: caller contract: the source range is in bounds and initialised, `dst` is
+        // valid for `count` writes; the `Vec` and the chunk are distinct allocations.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.0.as_ptr().add(start), dst.cast::<T>(), count);
+        }
+    }
+
+    unsafe fn forget_all(&mut self) {
+        // SAFETY: 0 is within capacity, and every value was moved out (caller contract), so
+        // forgetting them drops nothing twice.
+        unsafe { self.0.set_len(0) };
+    }
+}
+
+fn new_values<T: Component + Clone>() -> Box<dyn ClonedColumn> {
+    Box::new(Values::<T>(Vec::new()))
+}
+
+/// A resource value held by a snapshot.
+pub(crate) enum ResourceValue {
+    /// A `Pod` resource's bytes.
+    Bytes(Vec<u8>),
+    /// A clone of a `Clone` resource.
+    Cloned(Box<dyn Any + Send + Sync>),
+}
+
+/// How one resource type is snapshotted and restored; every function is monomorphic in it.
+#[derive(Clone, Copy)]
+pub(crate) struct ResourceHooks {
+    pub type_id: TypeId,
+    pub name: &'static str,
+    pub size: usize,
+    pub align: usize,
+    pub pod: bool,
+    /// Its current value, `None` if absent.
+    pub save: fn(&Resources) -> Option<ResourceValue>,
+    /// A fresh value from a saved one (clones: may panic); `None` if the saved value is not
+    /// of this type or of the wrong length.
+    pub prepare: fn(&ResourceValue) -> Option<Box<dyn Any + Send + Sync>>,
+    /// Puts a prepared value in place, or removes the resource for `None`.
+    pub install: fn(&mut Resources, Option<Box<dyn Any + Send + Sync>>),
+}
+
+fn install<R: Send + Sync + 'static>(
+    res: &mut Resources,
+    value: Option<Box<dyn Any + Send + Sync>>,
+) {
+    match value.map(|v| v.downcast::<R>()) {
+        Some(Ok(v)) => {
+            res.insert(*v);
+        }
+        Some(Err(_)) => unreachable!("a prepared value has the hooks' type"),
+        None => {
+            res.remove::<R>();
+        }
+    }
+}
+
+fn pod_hooks<R: Pod + Send + Sync>() -> ResourceHooks {
+    ResourceHooks {
+        type_id: TypeId::of::<R>(),
+        name: type_name::<R>(),
+        size: size_of::<R>(),
+        align: align_of::<R>(),
+        pod: true,
+        save: |res| {
+            res.get::<R>()
+                .map(|r| ResourceValue::Bytes(bytemuck::bytes_of(r).to_vec()))
+        },
+        prepare: |value| match value {
+            ResourceValue::Bytes(bytes) if bytes.len() == size_of::<R>() => {
+                Some(Box::new(bytemuck::pod_read_unaligned::<R>(bytes)))
+            }
+            _ => None,
+        },
+        install: install::<R>,
+    }
+}
+
+fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
+    ResourceHooks {
+        type_id: TypeId::of::<R>(),
+        name: type_name::<R>(),
+        size: size_of::<R>(),
+        align: align_of::<R>(),
+        pod: false,
+        save: |res| {
+            res.get::<R>()
+                .map(|r| ResourceValue::Cloned(Box::new(r.clone())))
+        },
+        prepare: |value| match value {
+            ResourceValue::Cloned(any) => any
+                .downcast_ref::<R>()
+                .map(|r| Box::new(r.clone()) as Box<dyn Any + Send + Sync>),
+            ResourceValue::Bytes(_) => None,
+        },
+        install: install::<R>,
+    }
+}
+
+/// The snapshot registrations of one world.
+///
+/// # Invariants
+/// 1. `kinds[id]` is `Some(Pod)` only if the type with that id in the world's registry was
+///    registered through `register_pod::<T: Pod>`; `Some(Clone(f))` only if `f` is
+///    `new_values::<T>` for that type.
+/// 2. `resources` holds at most one entry per `TypeId`, each built for its type.
+#[derive(Default)]
+pub(crate) struct SnapshotRegistry {
+    kinds: Vec<Option<ColumnKind>>,
+    resources: Vec<ResourceHooks>,
+}
+
+impl SnapshotRegistry {
+    /// How component `id` is snapshotted, `None` if it was not registered for it.
+    #[inline]
+    pub(crate) fn kind(&self, id: ComponentId) -> Option<ColumnKind> {
+        self.kinds.get(id.index()).copied().flatten()
+    }
+
+    fn set(&mut self, id: ComponentId, kind: ColumnKind) {
+        if self.kinds.len() <= id.index() {
+            self.kinds.resize(id.index() + 1, None);
+        }
+        let slot = &mut self.kinds[id.index()];
+        // Pod is the stronger proof; a later `register_clone` does not weaken it.
+        if !slot.is_some_and(ColumnKind::is_pod) {
+            *slot = Some(kind);
+        }
+    }
+
+    fn add_resource(&mut self, hooks: ResourceHooks) {
+        match self
+            .resources
+            .iter_mut()
+            .find(|h| h.type_id == hooks.type_id)
+        {
+            Some(old) if old.pod => {}
+            Some(old) => *old = hooks,
+            None => self.resources.push(hooks),
+        }
+    }
+
+    /// The registered resources.
+    pub(crate) fn resources(&self) -> &[ResourceHooks] {
+        &self.resources
+    }
+}
+
+impl World {
+    /// Registers `T` as a *pod* component: snapshots copy its columns as bytes (`memcpy` per
+    /// chunk), [`World::state_hash`] hashes them, and `Snapshot::to_bytes` can write them.
+    /// The `bytemuck::Pod` bound is the proof that any bytes are a valid `T`; nothing else can
+    /// mark a column as plain bytes. Registering again, or after `register_clone`, is fine.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    /// #[repr(C)]
+    /// struct Position([f32; 3]);
+    ///
+    /// let mut world = World::new();
+    /// let id = world.register_pod::<Position>();
+    /// assert_eq!(world.component_id::<Position>(), Some(id));
+    /// assert!(world.is_pod(id));
+    /// ```
+    pub fn register_pod<T: Pod + Component>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshots.set(id, ColumnKind::Pod);
+        id
+    }
+
+    /// Registers `T` as a *cloned* component: snapshots hold a clone of every value, and
+    /// restoring clones them back. Such snapshots stay in memory (`to_bytes` refuses them). A
+    /// type already registered as pod stays pod.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_clone::<String>();
+    /// let e = world.spawn((String::from("saved"),));
+    /// let snap = world.snapshot().unwrap();
+    /// *world.get_mut::<String>(e).unwrap() = String::from("changed");
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(world.get::<String>(e).unwrap(), "saved");
+    /// ```
+    pub fn register_clone<T: Clone + Component>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshots.set(id, ColumnKind::Clone(new_values::<T>));
+        id
+    }
+
+    /// Whether component `id` was registered with [`World::register_pod`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let a = world.register_pod::<u32>();
+    /// let b = world.register_clone::<String>();
+    /// assert!(world.is_pod(a) && !world.is_pod(b));
+    /// ```
+    pub fn is_pod(&self, id: ComponentId) -> bool {
+        self.snapshots.kind(id).is_some_and(ColumnKind::is_pod)
+    }
+
+    /// Opts resource `R` into snapshots as plain bytes: snapshots save it (or its absence)
+    /// and restoring puts it back; `to_bytes` can write it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_pod_resource::<u64>();
+    /// world.insert_resource(1u64);
+    /// let snap = world.snapshot().unwrap();
+    /// *world.resource_mut::<u64>() = 2;
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(*world.resource::<u64>(), 1);
+    /// ```
+    pub fn register_pod_resource<R: Pod + Send + Sync>(&mut self) {
+        self.snapshots.add_resource(pod_hooks::<R>());
+    }
+
+    /// Opts resource `R` into snapshots by cloning: snapshots hold a clone of it (or its
+    /// absence), and restoring clones it back. Such snapshots stay in memory.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_snapshot_resource::<Vec<u32>>();
+    /// world.insert_resource(vec![1u32]);
+    /// let snap = world.snapshot().unwrap();
+    /// world.resource_mut::<Vec<u32>>().push(2);
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(world.resource::<Vec<u32>>(), &[1]);
+    /// ```
+    pub fn register_snapshot_resource<R: Clone + Send + Sync + 'static>(&mut self) {
+        self.snapshots.add_resource(clone_hooks::<R>());
+    }
+}

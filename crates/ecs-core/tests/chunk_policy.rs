@@ -1,0 +1,207 @@
+//! Chunk size per archetype and column order: sizes chosen, rows moved between archetypes of
+//! different sizes, snapshots, and the padding-minimising order against registration order.
+
+use ecs_core::{
+    ChunkLayout, ChunkPolicy, ColumnOrder, ColumnSpec, Entity, World, WorldError, MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+};
+use proptest::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pos([f32; 3]);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Big([u64; 16]);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Tag(u8);
+
+fn chunk_size_of(world: &World, e: Entity) -> usize {
+    let arch = world.location(e).unwrap().archetype;
+    world.archetypes()[arch.index()].layout().chunk_size()
+}
+
+#[test]
+fn min_rows_picks_the_smallest_power_of_two_that_holds_them() {
+    let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(1000)).unwrap();
+    let small = world.spawn((Tag(1),)); // 9-byte rows: 4 KiB holds 455, 16 KiB 1820
+    let big = world.spawn((Big([1; 16]),)); // 136-byte rows: 256 KiB holds 1927
+    assert_eq!(chunk_size_of(&world, small), 16 * 1024);
+    assert_eq!(chunk_size_of(&world, big), 256 * 1024);
+    for arch in world.archetypes().iter().filter(|a| !a.is_empty()) {
+        let l = arch.layout();
+        assert!(l.capacity() >= 1000);
+        let half = ChunkLayout::new(l.chunk_size() / 2, &specs_of(&world, arch));
+        assert!(half.is_none_or(|h| h.capacity() < 1000), "not the smallest");
+    }
+    world.check_invariants();
+}
+
+fn specs_of(world: &World, arch: &ecs_core::Archetype) -> Vec<ColumnSpec> {
+    arch.component_ids()
+        .map(|id| {
+            let i = world.components().info(id);
+            ColumnSpec {
+                size: i.size(),
+                align: i.align(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn min_rows_beyond_one_mib_takes_the_largest_chunk() {
+    let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(1 << 30)).unwrap();
+    let e = world.spawn((Pos([0.0; 3]),));
+    assert_eq!(chunk_size_of(&world, e), MAX_CHUNK_SIZE);
+}
+
+#[test]
+fn invalid_sizes_are_typed_errors() {
+    for bytes in [
+        0,
+        1000,
+        MIN_CHUNK_SIZE / 2,
+        MIN_CHUNK_SIZE + 1,
+        MAX_CHUNK_SIZE * 2,
+    ] {
+        assert_eq!(
+            World::with_chunk_policy(ChunkPolicy::Fixed(bytes)).unwrap_err(),
+            WorldError::InvalidChunkSize(bytes)
+        );
+        let mut world = World::new();
+        assert_eq!(
+            world.set_chunk_size_for::<(Pos,)>(bytes),
+            Err(WorldError::InvalidChunkSize(bytes))
+        );
+        assert_eq!(
+            world.set_chunk_policy(ChunkPolicy::Fixed(bytes)),
+            Err(WorldError::InvalidChunkSize(bytes))
+        );
+        assert_eq!(world.chunk_policy(), ChunkPolicy::Fixed(16 * 1024));
+    }
+    assert_eq!(
+        World::with_chunk_policy(ChunkPolicy::MinRows(0)).unwrap_err(),
+        WorldError::ZeroMinRows
+    );
+}
+
+#[test]
+fn rows_keep_values_and_ids_across_chunk_sizes() {
+    let mut world = World::with_chunk_size(4096).unwrap();
+    world.set_chunk_size_for::<(Pos, Big)>(64 * 1024).unwrap();
+    world
+        .set_chunk_size_for::<(Pos, Big, Tag)>(MAX_CHUNK_SIZE)
+        .unwrap();
+    world.set_column_order(ColumnOrder::MinPadding);
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..if cfg!(miri) { 200 } else { 2000 }).map(|i| (Pos([i as f32; 3]),)))
+        .collect();
+    assert_eq!(chunk_size_of(&world, ids[0]), 4096);
+    for (i, &e) in ids.iter().enumerate().step_by(3) {
+        world.insert(e, (Big([i as u64; 16]),)).unwrap();
+    }
+    assert_eq!(chunk_size_of(&world, ids[0]), 64 * 1024);
+    for (i, &e) in ids.iter().enumerate().step_by(6) {
+        world.insert(e, (Tag(i as u8),)).unwrap();
+    }
+    assert_eq!(chunk_size_of(&world, ids[0]), MAX_CHUNK_SIZE);
+    world.check_invariants();
+    for &e in ids.iter().step_by(4) {
+        let _ = world.remove::<(Big,)>(e);
+    }
+    world.check_invariants();
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Ok(&Pos([i as f32; 3])), "{i}");
+        let big = i % 3 == 0 && i % 4 != 0;
+        assert_eq!(
+            world.get::<Big>(e).ok(),
+            big.then_some(&Big([i as u64; 16]))
+        );
+        let tagged = i % 6 == 0;
+        assert_eq!(world.get::<Tag>(e).ok(), tagged.then_some(&Tag(i as u8)));
+    }
+    let sizes: std::collections::BTreeSet<usize> = world
+        .layout()
+        .archetypes
+        .iter()
+        .map(|a| a.chunk_size)
+        .collect();
+    assert_eq!(
+        sizes.into_iter().collect::<Vec<_>>(),
+        [4096, 64 * 1024, MAX_CHUNK_SIZE]
+    );
+}
+
+#[test]
+fn set_chunk_size_for_refuses_an_existing_archetype() {
+    let mut world = World::new();
+    let e = world.spawn((Pos([0.0; 3]), Tag(0)));
+    let arch = world.location(e).unwrap().archetype;
+    assert_eq!(
+        world.set_chunk_size_for::<(Tag, Pos)>(4096),
+        Err(WorldError::ArchetypeExists(arch))
+    );
+}
+
+#[test]
+fn snapshots_restore_into_per_archetype_sizes() {
+    let mut world = World::new();
+    world.register_pod::<u32>();
+    world.register_pod::<u64>();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..3000u32).map(|i| (i, u64::from(i) * 3)))
+        .collect();
+    let snap = world.snapshot().unwrap();
+    let mut other = World::with_chunk_policy(ChunkPolicy::MinRows(2000)).unwrap();
+    other.register_pod::<u32>();
+    other.register_pod::<u64>();
+    other.set_column_order(ColumnOrder::First(vec![other
+        .component_id::<u64>()
+        .unwrap()]));
+    other.restore(&snap).unwrap();
+    other.check_invariants();
+    assert_eq!(chunk_size_of(&other, ids[0]), 64 * 1024);
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(other.get::<u32>(e), Ok(&(i as u32)));
+        assert_eq!(other.get::<u64>(e), Ok(&(i as u64 * 3)));
+    }
+    assert_eq!(other.layout().archetypes[0].column_order, "chosen-first");
+}
+
+/// Random column mixes: sizes 0..=300 in multiples of their alignment (1..=64).
+fn specs() -> impl Strategy<Value = Vec<ColumnSpec>> {
+    prop::collection::vec(
+        (0u32..=6, 0usize..=40).prop_map(|(a, n)| {
+            let align = 1usize << a;
+            ColumnSpec {
+                size: (n * align).min(300 / align * align),
+                align,
+            }
+        }),
+        1..10,
+    )
+}
+
+proptest! {
+    // Layout arithmetic only (no unsafe, no chunk memory), and proptest's failure files need
+    // the file system Miri isolates: not run under Miri.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn min_padding_never_holds_fewer_rows(
+        cols in specs(),
+        size in prop::sample::select(vec![4096usize, 16 * 1024, 256 * 1024]),
+    ) {
+        let Some(reg) = ChunkLayout::new(size, &cols) else { return Ok(()) };
+        let min = ColumnOrder::MinPadding.layout(size, &cols, &[]).expect("registration fits");
+        prop_assert!(min.capacity() >= reg.capacity());
+        // Still a valid layout: aligned, disjoint, inside the chunk.
+        let cap = min.capacity();
+        let mut ranges = vec![(0, cap * 8)];
+        for (c, s) in cols.iter().enumerate().filter(|(_, s)| s.size > 0) {
+            prop_assert_eq!(min.offset(c) % s.align, 0);
+            ranges.push((min.offset(c), min.offset(c) + cap * s.size));
+        }
+        ranges.sort_unstable();
+        prop_assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0));
+        prop_assert!(ranges.last().unwrap().1 <= size);
+    }
+}

@@ -1,0 +1,46 @@
+//! Derives for the `ecs` engine: `#[derive(Bundle)]` for a named struct of components and
+//! `#[derive(Query)]` for a named struct of query elements. Use them through the facade
+//! (`use ecs::prelude::*;` brings both), which this crate's generated code names as `::ecs`.
+//!
+//! Both derives delegate to the tuple of the struct's field types, in declaration order: the
+//! tuple impls in `ecs-core` and `ecs-query` do all the unsafe work, and the generated
+//! `unsafe impl`s only convert between the struct and that tuple. So a derived bundle or query
+//! behaves exactly as its tuple (same ids, same access, same runtime checks), and what the
+//! tuple refuses the derive refuses too.
+//!
+//! Crates that depend on `ecs-core` / `ecs-query` directly and not on `ecs` point the derives
+//! at a module shaped like the facade (with `core` and `query` in it):
+//!
+//! ```ignore
+//! mod shim { pub use ecs_core as core; pub use ecs_query as query; }
+//! #[derive(ecs_macros::Bundle)]
+//! #[ecs(crate = crate::shim)]
+//! struct Body { position: Position, velocity: Velocity }
+//! ```
+
+mod attrs;
+mod bundle;
+mod query;
+
+use proc_macro::TokenStream;
+
+/// Derives `Bundle` for a struct with named fields, each a component; see the `ecs` facade's
+/// documentation of `Bundle` for examples.
+#[proc_macro_derive(Bundle, attributes(ecs))]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    bundle::derive(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `WorldQuery` (and `ReadOnlyQuery` / `ExactQuery` where its fields are) for a struct
+/// with named fields, each a query element, plus a `<Name>Item<'w>` struct with the same field
+/// names holding the items; see the `ecs` facade's documentation of `Query`.
+#[proc_macro_derive(Query, attributes(ecs))]
+pub fn derive_query(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    query::derive(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

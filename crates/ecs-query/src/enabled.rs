@@ -1,0 +1,619 @@
+//! Queries over enableable components (see `World::register_enableable`).
+//!
+//! A disabled `T` counts as absent: `RefRO<T>`, `RefRW<T>`, `&T`, `&mut T` and [`With<T>`]
+//! skip the row, [`Without<T>`] matches it (Unity's `WithNone`), and [`Disabled<T>`] matches
+//! only rows where `T` is present but disabled. [`IgnoreEnabled<Q>`] makes an element (or a
+//! tuple of them) see every row whatever its enable bits. [`EnabledRW<T>`] yields a handle per
+//! row (enabled or not) to read or flip `T`'s bit in a loop; [`EnabledRO<T>`] reads it.
+//!
+//! Cost: each element reports per chunk, from the chunk's kept counts, whether all, none or
+//! some of its rows pass ([`Rows`]). All: the chunk runs as plain slices. None: skipped in
+//! O(1). Some: the elements' bit words are ANDed into a row mask and the enabled runs are
+//! walked. Elements over types never registered enableable always answer `All`, which the
+//! compiler folds away: no per-row work at all.
+//!
+//! `Or<..>` and `Option<..>` ignore enable bits (an `Option<&T>` yields a disabled `T` as
+//! `Some`), and [`ChunkView`](crate::ChunkView) hands out whole columns with the mask beside
+//! them ([`ChunkView::enabled_rows`](crate::ChunkView::enabled_rows)).
+//!
+//! ```
+//! use ecs_core::World;
+//! use ecs_query::{Disabled, QueryExt, RefRO, With, Without};
+//!
+//! struct Stunned;
+//! let mut world = World::new();
+//! world.register_enableable::<Stunned>();
+//! let a = world.spawn((1u32, Stunned));
+//! world.spawn((2u32, Stunned));
+//! world.set_enabled::<Stunned>(a, false).unwrap();
+//! assert_eq!(world.query_filtered::<RefRO<u32>, With<Stunned>>().iter().copied().collect::<Vec<_>>(), [2]);
+//! assert_eq!(world.query_filtered::<RefRO<u32>, Without<Stunned>>().iter().copied().collect::<Vec<_>>(), [1]);
+//! assert_eq!(world.query_filtered::<RefRO<u32>, Disabled<Stunned>>().iter().count(), 1);
+//! ```
+
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use ecs_core::{
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, EnableMask, RowMarks,
+    Signature, Tick,
+};
+
+use crate::access::{Access, AccessConflict};
+use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
+use crate::filter::QueryFilter;
+
+/// Which rows of a chunk an element keeps by enable bits.
+///
+/// ```
+/// # use ecs_query::Rows;
+/// assert_eq!(Rows::All.and(Rows::Some), Rows::Some);
+/// assert_eq!(Rows::Some.and(Rows::None), Rows::None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows {
+    /// Every row.
+    All,
+    /// No row: the chunk is skipped.
+    None,
+    /// Some rows: [`WorldQuery::and_rows`] says which.
+    Some,
+}
+
+impl Rows {
+    /// Both elements' rows: `None` wins, then `Some`.
+    #[inline(always)]
+    #[must_use]
+    pub fn and(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::None, _) | (_, Self::None) => Self::None,
+            (Self::All, Self::All) => Self::All,
+            _ => Self::Some,
+        }
+    }
+}
+
+/// "No enable slot": the column's type is not enableable, or the archetype lacks it.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// The enable slot of component `id` in `arch`, or [`NO_SLOT`].
+#[inline]
+pub(crate) fn slot_of(arch: &Archetype, id: ComponentId) -> u32 {
+    arch.column(id)
+        .and_then(|c| arch.enable_slot(c))
+        .map_or(NO_SLOT, |s| s as u32)
+}
+
+/// [`Rows`] of the rows whose bit in `slot` is set (`want = true`) or clear (`false`).
+#[inline(always)]
+pub(crate) fn slot_rows(slot: u32, chunk: &Chunk, want: bool) -> Rows {
+    if slot == NO_SLOT {
+        return Rows::All;
+    }
+    let on = chunk.enable_masks().get(slot as usize).count();
+    let hit = if want { on } else { chunk.len() - on };
+    if hit == chunk.len() {
+        Rows::All
+    } else if hit == 0 {
+        Rows::None
+    } else {
+        Rows::Some
+    }
+}
+
+/// ANDs into `words` the bits of `slot` (`want = true`) or their complement.
+#[inline]
+pub(crate) fn slot_and(slot: u32, chunk: &Chunk, words: &mut [u64], want: bool) {
+    if slot == NO_SLOT {
+        return;
+    }
+    let mask = chunk.enable_masks().get(slot as usize);
+    for (i, w) in words.iter_mut().enumerate() {
+        let bits = mask.word(i);
+        *w &= if want { bits } else { !bits };
+    }
+}
+
+/// The rows of one chunk that pass a query, one bit per row: what mixed chunks iterate.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowMask {
+    words: Vec<u64>,
+}
+
+impl RowMask {
+    /// Fills the mask for `chunk` from the elements' `and_rows`.
+    #[inline]
+    pub(crate) fn fill(&mut self, len: usize, and: impl FnOnce(&mut [u64])) {
+        self.words.clear();
+        self.words.resize(len.div_ceil(64), u64::MAX);
+        if len % 64 != 0 {
+            *self.words.last_mut().expect("len > 0") = (1u64 << (len % 64)) - 1;
+        }
+        and(&mut self.words);
+    }
+
+    /// The words: bit `b` of word `i` is row `64 * i + b`.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Number of rows that pass.
+    pub(crate) fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The first run of set bits at or after `from`: `(start, end)`.
+    #[inline]
+    pub(crate) fn next_run(&self, from: usize) -> Option<(usize, usize)> {
+        let start = self.find(from, false)?;
+        let end = self.find(start, true).unwrap_or(self.words.len() * 64);
+        Some((start, end))
+    }
+
+    /// The first row at or after `from` whose bit is set (`clear = false`) or clear.
+    #[inline]
+    fn find(&self, from: usize, clear: bool) -> Option<usize> {
+        let mut i = from / 64;
+        let flip = if clear { u64::MAX } else { 0 };
+        let mut w = (*self.words.get(i)? ^ flip) & (u64::MAX << (from % 64));
+        loop {
+            if w != 0 {
+                return Some(i * 64 + w.trailing_zeros() as usize);
+            }
+            i += 1;
+            w = *self.words.get(i)? ^ flip;
+        }
+    }
+}
+
+/// Filter: `T` is present but disabled.
+///
+/// Matches nothing if `T` is not enableable.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{Disabled, QueryExt, RefRO};
+/// struct Frozen;
+/// let mut world = World::new();
+/// world.register_enableable::<Frozen>();
+/// let e = world.spawn((5u32, Frozen));
+/// world.spawn((6u32, Frozen));
+/// world.set_enabled::<Frozen>(e, false).unwrap();
+/// assert_eq!(world.query_filtered::<RefRO<u32>, Disabled<Frozen>>().iter().collect::<Vec<_>>(), [&5]);
+/// ```
+pub struct Disabled<T>(PhantomData<fn() -> T>);
+
+/// Runs `Q` (an element, a filter or a tuple) over every row, whatever its enable bits.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{IgnoreEnabled, QueryExt, RefRO};
+/// struct Frozen(u32);
+/// let mut world = World::new();
+/// world.register_enableable::<Frozen>();
+/// let e = world.spawn((Frozen(1),));
+/// world.set_enabled::<Frozen>(e, false).unwrap();
+/// assert_eq!(world.query::<RefRO<Frozen>>().iter().count(), 0);
+/// assert_eq!(world.query::<IgnoreEnabled<RefRO<Frozen>>>().iter().count(), 1);
+/// ```
+pub struct IgnoreEnabled<Q>(PhantomData<fn() -> Q>);
+
+/// Query element: a handle to flip `T`'s enable bit of each row that has a `T` (enabled or
+/// not). Declares a write of `T`; fetching a chunk marks `T` changed there, as `RefRW<T>`
+/// does, so change detection sees enabling as a change of `T`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{EnabledRW, QueryExt, RefRO};
+/// struct Alive;
+/// let mut world = World::new();
+/// world.register_enableable::<Alive>();
+/// world.spawn_batch((0..10u32).map(|i| (i, Alive))).for_each(drop);
+/// world.query::<(RefRO<u32>, EnabledRW<Alive>)>().for_each(|(i, mut alive)| {
+///     alive.set(i % 2 == 0);
+/// });
+/// assert_eq!(world.query::<RefRO<Alive>>().iter().count(), 5);
+/// ```
+pub struct EnabledRW<T>(PhantomData<fn() -> T>);
+
+/// Query element: whether `T` is enabled, for each row that has a `T`.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{EnabledRO, QueryExt};
+/// struct Alive;
+/// let mut world = World::new();
+/// world.register_enableable::<Alive>();
+/// let e = world.spawn((Alive,));
+/// world.spawn((Alive,));
+/// world.set_enabled::<Alive>(e, false).unwrap();
+/// assert_eq!(world.query::<EnabledRO<Alive>>().iter().filter(|on| *on).count(), 1);
+/// ```
+pub struct EnabledRO<T>(PhantomData<fn() -> T>);
+
+/// One row's enable bit, from [`EnabledRW`].
+pub struct EnabledMut<'w> {
+    mask: Option<&'w EnableMask>,
+    row: usize,
+}
+
+impl EnabledMut<'_> {
+    /// Whether the row's component is enabled (always true for a type that is not
+    /// enableable).
+    #[inline]
+    pub fn get(&self) -> bool {
+        self.mask.is_none_or(|m| m.get(self.row))
+    }
+
+    /// Enables or disables the row's component; returns the previous state.
+    ///
+    /// # Panics
+    /// If the type is not enableable and `on` is false.
+    #[inline]
+    pub fn set(&mut self, on: bool) -> bool {
+        let Some(mask) = self.mask else {
+            assert!(on, "the component is not enableable");
+            return true;
+        };
+        // SAFETY: `row` is below the chunk's length (the fetch contract); the query holds the
+        // write of the column's component, so nothing else reads or writes the bit meanwhile
+        // except tasks of this query on other rows, which the atomic word update tolerates.
+        unsafe { mask.set_unchecked(self.row, on) }
+    }
+}
+
+/// Per-chunk fetch of [`EnabledRW`] / [`EnabledRO`]: the chunk's mask, if `T` is enableable.
+#[derive(Clone, Copy)]
+pub struct MaskFetch(Option<NonNull<EnableMask>>);
+
+/// Where [`EnabledRW`] / [`EnabledRO`] find `T` in an archetype.
+#[derive(Clone, Copy, Debug)]
+pub struct EnableColumn {
+    col: u32,
+    slot: u32,
+}
+
+fn enable_column(arch: &Archetype, id: ComponentId) -> EnableColumn {
+    let col = arch
+        .column(id)
+        .expect("the archetype matches the query, so it has the column");
+    EnableColumn {
+        col: col as u32,
+        slot: slot_of(arch, id),
+    }
+}
+
+#[inline(always)]
+fn mask_fetch(column: &EnableColumn, chunk: &Chunk) -> MaskFetch {
+    MaskFetch(
+        (column.slot != NO_SLOT)
+            .then(|| NonNull::from(chunk.enable_masks().get(column.slot as usize))),
+    )
+}
+
+macro_rules! filter_body {
+    () => {
+        type Item<'w> = ();
+        type Slice<'w> = ();
+        type Fetch = ();
+        type Kind = ReadKind;
+        type ReadOnly = Self;
+        type ArchetypeFetch = u32;
+
+        #[inline(always)]
+        unsafe fn fetch(_: &u32, _: &Chunk, _: Tick) {}
+
+        #[inline(always)]
+        unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
+
+        #[inline(always)]
+        unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
+
+        #[inline(always)]
+        unsafe fn unslice(_: ()) {}
+    };
+}
+
+// SAFETY: touches no column; reads only enable bits (atomics) of `T`, declared as a filter
+// read so that schedules order it against writers (togglers) of `T`.
+unsafe impl<T: Component> WorldQuery for Disabled<T> {
+    filter_body!();
+    /// `T`'s id, and whether it is enableable.
+    type State = (ComponentId, bool);
+
+    fn init_state(components: &mut Components) -> Self::State {
+        let id = components.register::<T>();
+        (id, components.info(id).is_enableable())
+    }
+
+    fn update_access(
+        state: &Self::State,
+        access: &mut Access,
+        _: &Components,
+    ) -> Result<(), AccessConflict> {
+        access.add_filter_read(state.0);
+        Ok(())
+    }
+
+    fn update_masks(state: &Self::State, required: &mut Signature, _: &mut Signature) {
+        required.insert(state.0);
+    }
+
+    fn matches(state: &Self::State, signature: &Signature) -> bool {
+        state.1 && signature.contains(state.0)
+    }
+
+    fn archetype_fetch(state: &Self::State, arch: &Archetype) -> u32 {
+        slot_of(arch, state.0)
+    }
+
+    #[inline(always)]
+    fn enabled_rows(slot: &u32, chunk: &Chunk) -> Rows {
+        slot_rows(*slot, chunk, false)
+    }
+
+    #[inline]
+    fn and_rows(slot: &u32, chunk: &Chunk, words: &mut [u64]) {
+        slot_and(*slot, chunk, words, false);
+    }
+}
+
+// SAFETY: declares no write.
+unsafe impl<T: Component> ReadOnlyQuery for Disabled<T> {}
+impl<T: Component> QueryFilter for Disabled<T> {}
+impl<T: Component> ExactQuery for Disabled<T> {}
+
+// SAFETY: forwards every item to `Q` except the enable-bit hooks, which keep every row; so
+// it reads and writes exactly what `Q` does.
+unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
+    type Item<'w> = Q::Item<'w>;
+    type Slice<'w> = Q::Slice<'w>;
+    type Fetch = Q::Fetch;
+    type ArchetypeFetch = Q::ArchetypeFetch;
+    type Kind = Q::Kind;
+    type ReadOnly = IgnoreEnabled<Q::ReadOnly>;
+    type State = Q::State;
+
+    const CHUNK_FILTERED: bool = Q::CHUNK_FILTERED;
+    const ROW_FILTERED: bool = Q::ROW_FILTERED;
+    const ODD_WIDTH: bool = Q::ODD_WIDTH;
+
+    fn row_marks(state: &Q::State, out: &mut Vec<(ComponentId, RowMarks)>) {
+        Q::row_marks(state, out);
+    }
+
+    #[inline(always)]
+    fn rows_all_match(cached: &Q::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+        Q::rows_all_match(cached, chunk, window)
+    }
+
+    #[inline(always)]
+    fn row_matches(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        row: usize,
+        window: ChangeWindow,
+    ) -> bool {
+        Q::row_matches(cached, chunk, row, window)
+    }
+
+    #[inline(always)]
+    unsafe fn mark_rows(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        rows: std::ops::Range<usize>,
+        tick: Tick,
+    ) {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::mark_rows(cached, chunk, rows, tick) }
+    }
+
+    #[inline(always)]
+    fn keeps_row_marks(cached: &Q::ArchetypeFetch, chunk: &Chunk) -> bool {
+        Q::keeps_row_marks(cached, chunk)
+    }
+
+    fn init_state(components: &mut Components) -> Q::State {
+        Q::init_state(components)
+    }
+
+    fn update_access(
+        state: &Q::State,
+        access: &mut Access,
+        components: &Components,
+    ) -> Result<(), AccessConflict> {
+        Q::update_access(state, access, components)
+    }
+
+    fn update_masks(state: &Q::State, required: &mut Signature, excluded: &mut Signature) {
+        Q::update_masks(state, required, excluded);
+    }
+
+    fn matches(state: &Q::State, signature: &Signature) -> bool {
+        Q::matches(state, signature)
+    }
+
+    fn archetype_fetch(state: &Q::State, archetype: &Archetype) -> Q::ArchetypeFetch {
+        Q::archetype_fetch(state, archetype)
+    }
+
+    #[inline(always)]
+    fn chunk_matches(cached: &Q::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+        Q::chunk_matches(cached, chunk, window)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(cached: &Q::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Q::Fetch {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::fetch(cached, chunk, tick) }
+    }
+
+    #[inline(always)]
+    unsafe fn item<'w>(fetch: &mut Q::Fetch, row: usize) -> Q::Item<'w> {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::item(fetch, row) }
+    }
+
+    #[inline(always)]
+    unsafe fn slice<'w>(fetch: &Q::Fetch, len: usize) -> Q::Slice<'w> {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::slice(fetch, len) }
+    }
+
+    #[inline(always)]
+    unsafe fn unslice(slice: Q::Slice<'_>) -> Q::Fetch {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::unslice(slice) }
+    }
+
+    #[inline(always)]
+    unsafe fn for_each_row<'w, Func: FnMut(Q::Item<'w>)>(
+        fetch: &mut Q::Fetch,
+        len: usize,
+        f: &mut Func,
+    ) {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::for_each_row(fetch, len, f) }
+    }
+}
+
+// SAFETY: `Q` declares no write, and this forwards to it.
+unsafe impl<Q: ReadOnlyQuery> ReadOnlyQuery for IgnoreEnabled<Q> {}
+impl<Q: ExactQuery> ExactQuery for IgnoreEnabled<Q> {}
+impl<Q: QueryFilter> QueryFilter for IgnoreEnabled<Q> {}
+
+macro_rules! enabled_element {
+    ($ty:ident, $Kind:ty, $writes:literal, $Item:ty, $record:ident, |$fetch:ident, $row:ident| $make:expr) => {
+        // SAFETY: touches only `T`'s enable bits (atomics) of rows below `len`, declared as
+        // a read (`EnabledRO`) or a write (`EnabledRW`) of `T`; matches archetypes with `T`.
+        unsafe impl<T: Component> WorldQuery for $ty<T> {
+            type Item<'w> = $Item;
+            type Slice<'w> = (MaskFetch, usize, PhantomData<&'w ()>);
+            type Fetch = MaskFetch;
+            type ArchetypeFetch = EnableColumn;
+            type Kind = $Kind;
+            type ReadOnly = EnabledRO<T>;
+            type State = ComponentId;
+
+            fn init_state(components: &mut Components) -> ComponentId {
+                components.register::<T>()
+            }
+
+            fn update_access(
+                id: &ComponentId,
+                access: &mut Access,
+                c: &Components,
+            ) -> Result<(), AccessConflict> {
+                access.$record(*id, c)
+            }
+
+            fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+                required.insert(*id);
+            }
+
+            fn matches(id: &ComponentId, signature: &Signature) -> bool {
+                signature.contains(*id)
+            }
+
+            fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> EnableColumn {
+                enable_column(arch, *id)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch(column: &EnableColumn, chunk: &Chunk, tick: Tick) -> MaskFetch {
+                if $writes {
+                    // SAFETY: the caller holds the write of `T` this element declared, and
+                    // `tick` is the running query's tick (caller contract).
+                    unsafe { chunk.mark_changed_unchecked(column.col as usize, tick) };
+                }
+                mask_fetch(column, chunk)
+            }
+
+            // Toggling an enable bit is a change of `T`: the writer marks the rows it hands
+            // out, like `RefRW<T>`.
+            #[inline(always)]
+            unsafe fn mark_rows(
+                column: &EnableColumn,
+                chunk: &Chunk,
+                rows: std::ops::Range<usize>,
+                tick: Tick,
+            ) {
+                if $writes {
+                    // SAFETY: the caller holds the write of these rows of `T` this element
+                    // declared, `rows` is within the chunk, and `tick` is the running query's
+                    // tick (caller contract).
+                    unsafe { chunk.mark_rows_unchecked(column.col as usize, rows, tick) };
+                }
+            }
+
+            #[inline(always)]
+            fn keeps_row_marks(column: &EnableColumn, chunk: &Chunk) -> bool {
+                $writes && chunk.keeps_change_marks(column.col as usize)
+            }
+
+            #[inline(always)]
+            unsafe fn item<'w>($fetch: &mut MaskFetch, $row: usize) -> Self::Item<'w> {
+                $make
+            }
+
+            #[inline(always)]
+            unsafe fn slice<'w>(fetch: &MaskFetch, len: usize) -> Self::Slice<'w> {
+                (*fetch, len, PhantomData)
+            }
+
+            #[inline(always)]
+            unsafe fn unslice(slice: Self::Slice<'_>) -> MaskFetch {
+                slice.0
+            }
+        }
+
+        impl<T: Component> ExactQuery for $ty<T> {}
+    };
+}
+
+enabled_element!(
+    EnabledRW,
+    WriteKind,
+    true,
+    EnabledMut<'w>,
+    add_write,
+    |fetch, row| {
+        EnabledMut {
+            // SAFETY: the mask lives in the chunk, which outlives `'w` (caller contract).
+            mask: fetch.0.map(|m| unsafe { m.as_ref() }),
+            row,
+        }
+    }
+);
+enabled_element!(EnabledRO, ReadKind, false, bool, add_read, |fetch, row| {
+    // SAFETY: the mask lives in the chunk, alive during the call (caller contract).
+    fetch.0.is_none_or(|m| unsafe { m.as_ref() }.get(row))
+});
+
+// SAFETY: declares only a read of `T`, and reads only its enable bits.
+unsafe impl<T: Component> ReadOnlyQuery for EnabledRO<T> {}
+
+// SAFETY: the pointer is to an `EnableMask` (atomics) in a chunk, shared between threads only
+// under the query's declared access.
+unsafe impl Send for MaskFetch {}
+// SAFETY: as above.
+unsafe impl Sync for MaskFetch {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_cover_the_set_bits() {
+        let mut mask = RowMask::default();
+        mask.fill(130, |w| {
+            w[0] = 0b1110_0110;
+            w[1] = u64::MAX;
+        });
+        assert_eq!(mask.next_run(0), Some((1, 3)));
+        assert_eq!(mask.next_run(3), Some((5, 8)));
+        assert_eq!(mask.next_run(8), Some((64, 130)));
+        assert_eq!(mask.next_run(130), None);
+        assert_eq!(mask.count(), 2 + 3 + 66);
+    }
+}

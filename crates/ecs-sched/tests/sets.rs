@@ -1,0 +1,168 @@
+//! Named sets: membership, set-level orders, systems in several sets, errors.
+
+use ecs_core::World;
+use ecs_sched::{Res, ResMut, Schedule, ScheduleError};
+
+#[derive(Default)]
+struct Log(Vec<&'static str>);
+
+fn noop(_: &World) {}
+
+#[test]
+fn set_orders_apply_to_every_member() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("render");
+    schedule.add_system(noop).named("collide").in_set("physics");
+    schedule.add_system(noop).named("input");
+    schedule
+        .add_system(noop)
+        .named("integrate")
+        .in_set("physics");
+    schedule
+        .configure_set("physics")
+        .after("input")
+        .before("render");
+    let order = schedule.order().unwrap();
+    let pos = |n: &str| order.iter().position(|o| o == n).unwrap();
+    for member in ["collide", "integrate"] {
+        assert!(pos("input") < pos(member), "{order:?}");
+        assert!(pos(member) < pos("render"), "{order:?}");
+    }
+    let explain = schedule.explain();
+    assert!(explain.contains("in sets: physics"), "{explain}");
+    assert!(
+        explain.contains("input -> collide: explicit order"),
+        "{explain}"
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "rayon pool threads are never joined")]
+fn sets_order_against_sets_and_systems_join_several() {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    let mut schedule = Schedule::with_threads(2);
+    // Added in the reverse of the wanted order.
+    schedule
+        .add_system(|mut l: ResMut<Log>| l.0.push("draw"))
+        .named("draw")
+        .in_set("render");
+    schedule
+        .add_system(|mut l: ResMut<Log>| l.0.push("step"))
+        .named("step")
+        .in_set("physics")
+        .in_set("simulation");
+    schedule
+        .add_system(|mut l: ResMut<Log>| l.0.push("ai"))
+        .named("ai")
+        .in_set("simulation");
+    schedule.configure_set("render").after("physics");
+    schedule.configure_set("simulation").after("input");
+    schedule
+        .add_system(|mut l: ResMut<Log>| l.0.push("input"))
+        .named("input");
+    schedule.run(&mut world).unwrap();
+    let log = &world.resource::<Log>().0;
+    let pos = |n: &str| log.iter().position(|o| *o == n).unwrap();
+    assert!(pos("step") < pos("draw"), "{log:?}");
+    assert!(
+        pos("input") < pos("step") && pos("input") < pos("ai"),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_system_ordered_against_its_own_set_orders_against_the_other_members() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("a").in_set("s");
+    schedule.add_system(noop).named("b").in_set("s").before("s");
+    assert_eq!(schedule.order().unwrap(), ["b", "a"]);
+}
+
+#[test]
+fn set_errors() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("physics");
+    schedule.add_system(noop).named("x").in_set("physics");
+    assert_eq!(
+        schedule.build(),
+        Err(ScheduleError::SetNameClash("physics".into()))
+    );
+
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("x");
+    schedule.configure_set("s").after("missing");
+    let err = schedule.build().unwrap_err();
+    assert!(
+        matches!(&err, ScheduleError::UnknownSystem { referenced, .. } if referenced == "missing"),
+        "{err}"
+    );
+
+    // A set ordered against itself through another set is a cycle.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("a").in_set("s");
+    schedule.add_system(noop).named("b").in_set("t");
+    schedule.configure_set("s").after("t");
+    schedule.configure_set("t").after("s");
+    assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
+
+    // An empty but configured set is fine to order against.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("a").after("empty");
+    schedule.configure_set("empty");
+    assert!(schedule.build().is_ok());
+}
+
+#[test]
+fn set_members_still_conflict_by_access() {
+    fn read(_: Res<Log>) {}
+    fn write(_: ResMut<Log>) {}
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(write).in_set("s");
+    schedule.add_system(read).in_set("s");
+    let explain = schedule.explain();
+    assert!(
+        explain.contains("write -> read: conflict on `sets::Log`"),
+        "{explain}"
+    );
+}
+
+#[test]
+fn duplicate_names_are_refused_where_they_are_made() {
+    fn step(_: &World) {}
+    // One function twice, renamed: fine.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(step).named("step_a");
+    schedule.add_system(step).named("step_b");
+    assert!(schedule.build().is_ok());
+
+    // Two closures of one function, the second left unnamed: refused at its `add_system`.
+    let (first, second) = (|_: &World| {}, |_: &World| {});
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(first);
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        schedule.add_system(second);
+    }));
+    let message = *refused.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.contains(
+            "two systems are named `duplicate_names_are_refused_where_they_are_made::{{closure}}`"
+        ) && message.contains(".named("),
+        "{message}"
+    );
+
+    // An explicit name that is taken: refused by `named`.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(step);
+    let err = schedule.add_system(noop).try_named("step").err().unwrap();
+    assert_eq!(err, ScheduleError::DuplicateName("step".into()));
+
+    // `try_add_system` leaves the duplicate to `build`.
+    let mut schedule = Schedule::single_threaded();
+    schedule.try_add_system(step).unwrap();
+    schedule.try_add_system(step).unwrap();
+    assert_eq!(
+        schedule.build(),
+        Err(ScheduleError::DuplicateName("step".into()))
+    );
+}

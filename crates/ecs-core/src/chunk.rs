@@ -27,6 +27,7 @@ use crate::enable::ChunkMasks;
 use crate::entity::Entity;
 use crate::row_ticks::{ChangeWindow, ColumnMarks, RowMarks};
 use crate::sync::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU32;
 
 /// The smallest alignment of a chunk allocation: one cache line.
 ///
@@ -399,6 +400,21 @@ impl FastDiv {
 /// Columns whose change ticks a chunk keeps without a separate allocation.
 const INLINE_COLUMNS: usize = 8;
 
+/// The first `len` of a column's row ticks as plain `u32`s, for a loop that vectorises.
+///
+/// Row ticks are part of their column's data for access purposes: they are stored only by
+/// writers of the column (`mark_rows_unchecked`, `mark_row_unchecked`, whose callers hold the
+/// write of those rows) or through `&mut Chunk`, exactly like the values. Reading them through
+/// `&Chunk` is as sound as reading the column's values through `&Chunk` (`World::column`): the
+/// access rules keep writers of a column and its readers apart, so no store races this read.
+fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
+    let ticks = &ticks[..len.min(ticks.len())];
+    // SAFETY: `AtomicU32` has the size and alignment of `u32`; the slice is live for the
+    // borrow; no store to these ticks happens meanwhile (see above), so the non-atomic reads
+    // race with nothing.
+    unsafe { std::slice::from_raw_parts(ticks.as_ptr().cast::<u32>(), ticks.len()) }
+}
+
 /// One block of rows.
 ///
 /// # Invariants
@@ -616,6 +632,56 @@ impl Chunk {
         match self.marks(col) {
             Some(m) if m.tracks_changes() => m.row_changed(row, window),
             _ => self.changed_since(col, window),
+        }
+    }
+
+    /// Clears in `words` (bit `b` of word `i` = row `64 * i + b`) the rows of column `col` not
+    /// written in `window`: what `Changed` ANDs into a query's row mask. Columns without
+    /// change ticks leave `words` alone (the chunk test decided for them).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, RowMarks, World};
+    /// let mut world = World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.advance_tick();
+    /// let since = world.change_tick();
+    /// *world.get_mut::<u32>(b).unwrap() += 1;
+    /// let chunk = &world.archetypes()[world.location(a).unwrap().archetype.index()].chunks()[0];
+    /// let mut words = [0b11];
+    /// chunk.and_changed_rows(0, ChangeWindow::new(world.change_tick(), since), &mut words);
+    /// assert_eq!(words, [0b10]);
+    /// ```
+    #[inline]
+    pub fn and_changed_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
+        if let Some(ticks) = self.marks(col).and_then(|m| m.changed_rows(window)) {
+            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+        }
+    }
+
+    /// As [`Chunk::and_changed_rows`], for the rows that gained their component in `window`
+    /// (`Added`). Columns without add ticks leave `words` alone.
+    #[inline]
+    pub fn and_added_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
+        if let Some(ticks) = self.marks(col).and_then(ColumnMarks::added_rows) {
+            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+        }
+    }
+
+    /// Records a write of row `row` of column `col` at `tick` in its row marks only, for a
+    /// writer that stamped the chunk column already ([`Chunk::mark_changed_unchecked`]) and
+    /// hands out single rows. Nothing happens where the column keeps no change ticks.
+    ///
+    /// # Safety
+    /// As [`Chunk::mark_rows_unchecked`] for `row..row + 1`, and the chunk column's tick is
+    /// `tick` or later already (`ColumnMarks` invariant 2).
+    #[inline(always)]
+    pub unsafe fn mark_row_unchecked(&self, col: usize, row: usize, tick: u64) {
+        debug_assert!(row < self.len, "row {row} past {}", self.len);
+        debug_assert!(self.changed_tick(col) >= tick);
+        if let Some(m) = self.marks(col).filter(|m| m.tracks_changes()) {
+            m.mark_row(row, tick);
         }
     }
 

@@ -174,6 +174,27 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 #wq::keeps_row_marks(cached, chunk)
             }
 
+            #[inline(always)]
+            unsafe fn mark_row(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                row: usize,
+                tick: #core::Tick,
+            ) {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::mark_row(cached, chunk, row, tick) }
+            }
+
+            #[inline]
+            fn and_row_marks(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                window: #core::ChangeWindow,
+                words: &mut [u64],
+            ) {
+                #wq::and_row_marks(cached, chunk, window, words)
+            }
+
             fn init_state(components: &mut #core::Components) -> Self::State {
                 #wq::init_state(components)
             }

@@ -413,6 +413,22 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
         Q::keeps_row_marks(cached, chunk)
     }
 
+    #[inline(always)]
+    unsafe fn mark_row(cached: &Q::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::mark_row(cached, chunk, row, tick) }
+    }
+
+    #[inline]
+    fn and_row_marks(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        window: ChangeWindow,
+        words: &mut [u64],
+    ) {
+        Q::and_row_marks(cached, chunk, window, words);
+    }
+
     fn init_state(components: &mut Components) -> Q::State {
         Q::init_state(components)
     }
@@ -549,6 +565,14 @@ macro_rules! enabled_element {
             #[inline(always)]
             fn keeps_row_marks(column: &EnableColumn, chunk: &Chunk) -> bool {
                 $writes && chunk.keeps_change_marks(column.col as usize)
+            }
+
+            #[inline(always)]
+            unsafe fn mark_row(column: &EnableColumn, chunk: &Chunk, row: usize, tick: Tick) {
+                if $writes {
+                    // SAFETY: forwarded caller contract; `fetch` stamped the column.
+                    unsafe { chunk.mark_row_unchecked(column.col as usize, row, tick) };
+                }
             }
 
             #[inline(always)]

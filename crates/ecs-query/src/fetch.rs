@@ -319,6 +319,28 @@ pub unsafe trait WorldQuery {
     ) {
     }
 
+    /// Clears in `words` (bit `b` of word `i` = row `64 * i + b` of `chunk`) the rows the
+    /// element's row filter rejects in `window`, for a chunk that passed
+    /// [`WorldQuery::chunk_matches`] and not [`WorldQuery::rows_all_match`]: the bulk form of
+    /// [`WorldQuery::row_matches`], which row masks use.
+    #[inline]
+    fn and_row_marks(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _window: ChangeWindow,
+        _words: &mut [u64],
+    ) {
+    }
+
+    /// Records that the element writes row `row` of `chunk` at `tick`, in row marks only: for
+    /// paths that hand out single rows after [`WorldQuery::fetch`] stamped the chunk, where
+    /// [`WorldQuery::keeps_row_marks`] holds.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::mark_rows`] for `row..row + 1`, after `fetch` for this chunk and tick.
+    #[inline(always)]
+    unsafe fn mark_row(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _row: usize, _tick: Tick) {}
+
     /// Whether the element writes a column that keeps row marks in `chunk`: then a path that
     /// hands out single rows (`iter`) calls [`WorldQuery::mark_rows`] for each. `false` lets
     /// it skip the call: [`WorldQuery::fetch`] has stamped the chunk column already, and a
@@ -796,6 +818,12 @@ macro_rules! write_element {
             }
 
             #[inline(always)]
+            unsafe fn mark_row(column: &ArchetypeColumn, chunk: &Chunk, row: usize, tick: Tick) {
+                // SAFETY: forwarded caller contract; `fetch` stamped the column with `tick`.
+                unsafe { chunk.mark_row_unchecked(column.index(), row, tick) }
+            }
+
+            #[inline(always)]
             unsafe fn item<'w>(fetch: &mut NonNull<$T>, row: usize) -> &'w mut $T {
                 // SAFETY: `row < len` and this row is yielded once while alive (caller contract).
                 unsafe { fetch.add(row).as_mut() }
@@ -932,6 +960,14 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     }
 
     #[inline(always)]
+    unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+        if let Some(c) = cached {
+            // SAFETY: forwarded caller contract.
+            unsafe { Q::mark_row(c, chunk, row, tick) }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
         // SAFETY: forwarded caller contract.
         fetch.as_mut().map(|f| unsafe { Q::item(f, row) })
@@ -999,6 +1035,21 @@ macro_rules! tuple_query {
             #[allow(unused_variables, reason = "the empty tuple")]
             fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
                 false $(|| $Q::keeps_row_marks(&cached.$i, chunk))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
+            unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+                // SAFETY: forwarded caller contract, element by element.
+                unsafe { $($Q::mark_row(&cached.$i, chunk, row, tick);)* }
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn and_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+                $(if $Q::ROW_FILTERED && !$Q::rows_all_match(&cached.$i, chunk, window) {
+                    $Q::and_row_marks(&cached.$i, chunk, window, words);
+                })*
             }
 
             #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]

@@ -304,6 +304,11 @@ unsafe impl<T: Component> WorldQuery for Changed<T> {
     fn row_matches(col: &usize, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
         chunk.row_changed_since(*col, row, window)
     }
+
+    #[inline]
+    fn and_row_marks(col: &usize, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+        chunk.and_changed_rows(*col, window, words);
+    }
 }
 
 // SAFETY: declare no write.
@@ -351,6 +356,21 @@ macro_rules! or_filter {
                 false $(|| cached.$i.as_ref().is_some_and(|c| {
                     $F::chunk_matches(c, chunk, window) && $F::row_matches(c, chunk, row, window)
                 }))*
+            }
+
+            fn and_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+                // A row passes if some element passes it: OR the elements' masks.
+                let mut any = vec![0u64; words.len()];
+                $(if let Some(c) = cached.$i.as_ref() {
+                    if $F::chunk_matches(c, chunk, window) {
+                        let mut these = words.to_vec();
+                        if $F::ROW_FILTERED && !$F::rows_all_match(c, chunk, window) {
+                            $F::and_row_marks(c, chunk, window, &mut these);
+                        }
+                        any.iter_mut().zip(&these).for_each(|(a, t)| *a |= t);
+                    }
+                })*
+                words.iter_mut().zip(&any).for_each(|(w, a)| *w &= a);
             }
 
             fn update_access(state: &Self::State, access: &mut Access, c: &Components) -> Result<(), AccessConflict> {

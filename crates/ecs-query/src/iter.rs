@@ -153,9 +153,9 @@ where
                 if self.mark_each {
                     let chunk = self.chunk.expect("set with `fetch`");
                     let k = self.next_archetype - 1;
-                    // SAFETY: `row < len` of the chunk `fetch` was made for, handed out just
-                    // below; access and `tick` are the creator's contract.
-                    unsafe { D::mark_rows(self.state.cached(k), chunk, row..row + 1, self.tick) };
+                    // SAFETY: `row < len` of the chunk `fetch` was made for (and stamped),
+                    // handed out just below; access and `tick` are the creator's contract.
+                    unsafe { D::mark_row(self.state.cached(k), chunk, row, self.tick) };
                 }
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
                 // each row is yielded once (invariant 2); access and `tick` are the creator's

@@ -442,16 +442,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             Q::and_rows(q, chunk, words);
             F::and_rows(f, chunk, words);
             let Some(window) = window else { return };
-            for (i, word) in words.iter_mut().enumerate() {
-                let mut bits = *word;
-                while bits != 0 {
-                    let b = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    if !self.row_passes(k, chunk, i * 64 + b, window) {
-                        *word &= !(1 << b);
-                    }
-                }
-            }
+            Q::and_row_marks(q, chunk, window, words);
+            F::and_row_marks(f, chunk, window, words);
         });
     }
 

@@ -243,6 +243,15 @@ impl Archetype {
         }
     }
 
+    /// Clamps old row ticks in every chunk (and the spare); see `World::check_change_ticks`.
+    pub(crate) fn clamp_marks(&mut self, now: u64) {
+        if self.any_marks {
+            for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
+                chunk.clamp_marks(now);
+            }
+        }
+    }
+
     /// The row marks column `col` keeps.
     ///
     /// ```

@@ -582,6 +582,12 @@ impl Chunk {
         self.marks(col).is_some_and(ColumnMarks::tracks_changes)
     }
 
+    /// Whether column `col` keeps an add tick per row (some `Added` reader asked for its type).
+    #[inline(always)]
+    pub fn keeps_add_marks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnMarks::tracks_adds)
+    }
+
     /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
     /// may have been written in it. Without row marks, also rows added or moved count.
     ///
@@ -758,6 +764,13 @@ impl Chunk {
         debug_assert!(self.is_empty());
         for m in self.marks.iter_mut() {
             m.reset(tick);
+        }
+    }
+
+    /// Clamps old row ticks so their 32-bit ages never wrap (see `World::check_change_ticks`).
+    pub(crate) fn clamp_marks(&mut self, now: u64) {
+        for m in self.marks.iter_mut() {
+            m.clamp(now);
         }
     }
 

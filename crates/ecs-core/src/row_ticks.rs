@@ -358,6 +358,20 @@ impl ColumnMarks {
         }
     }
 
+    /// Moves every row tick older than 2^31 ticks before `now` up to exactly 2^31 ticks before
+    /// it. Answers do not change (a window narrower than 2^31 ticks excludes both; a wider
+    /// one passes every row), and ages stay below 2^32, so they never wrap while this runs at
+    /// least once every 2^31 ticks.
+    pub(crate) fn clamp(&mut self, now: u64) {
+        let oldest = (now as u32).wrapping_sub(WIDE as u32);
+        for t in self.changed.iter_mut().chain(self.added.iter_mut()) {
+            let t = t.get_mut();
+            if (now as u32).wrapping_sub(*t) > WIDE as u32 {
+                *t = oldest;
+            }
+        }
+    }
+
     /// Heap bytes of the row arrays.
     pub(crate) fn heap_bytes(&self) -> usize {
         (self.changed.len() + self.added.len()) * size_of::<AtomicU32>()

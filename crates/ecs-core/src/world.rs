@@ -80,6 +80,8 @@ pub struct World {
     pub(crate) snapshots: SnapshotRegistry,
     /// Per-query-type state of one-shot queries (see [`QueryCache`]).
     query_cache: QueryCache,
+    /// The tick of the last row-tick clamp ([`World::check_change_ticks`]).
+    ticks_checked: u64,
 }
 
 impl Default for World {
@@ -149,6 +151,7 @@ impl World {
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
             snapshots: SnapshotRegistry::default(),
+            ticks_checked: 1,
         }
     }
 
@@ -901,6 +904,47 @@ impl World {
     #[inline]
     pub fn advance_tick(&self) -> Tick {
         self.change_tick.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Keeps 32-bit row ticks from wrapping: once 2^30 ticks have passed since the last check,
+    /// moves every row tick older than 2^31 ticks up to 2^31 ticks old (answers do not change:
+    /// see `row_ticks`). O(1) otherwise; `Schedule::run` calls it every run. A world driven by
+    /// hand should call it now and then (at least once every 2^30 ticks); without it, a row
+    /// left unwritten for 2^32 ticks would read as changed once more (never the reverse: no
+    /// change is lost).
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.set_change_tick_for_tests(3 << 31);
+    /// world.check_change_ticks(); // clamps: the row is 2^31 ticks old now
+    /// world.check_invariants();
+    /// ```
+    pub fn check_change_ticks(&mut self) {
+        let now = self.change_tick();
+        if now.saturating_sub(self.ticks_checked) < 1 << 30 {
+            return;
+        }
+        self.ticks_checked = now;
+        for arch in self.archetypes.as_mut_slice() {
+            arch.clamp_marks(now);
+        }
+    }
+
+    /// Test hook: raises the change tick to `tick` (never lowers it), to test behaviour near
+    /// the 32-bit row-tick wrap without running 2^32 queries.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.set_change_tick_for_tests(u64::from(u32::MAX) - 1);
+    /// assert_eq!(world.change_tick(), u64::from(u32::MAX) - 1);
+    /// ```
+    #[doc(hidden)]
+    pub fn set_change_tick_for_tests(&mut self, tick: Tick) {
+        self.raise_change_tick(tick);
     }
 
     /// Switches on per-row marks for component `id` (see `row_ticks` in the crate's modules):

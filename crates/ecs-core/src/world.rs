@@ -694,6 +694,39 @@ impl World {
         Ok(unsafe { ptr.cast::<T>().as_mut() })
     }
 
+    /// Writes `value` into `entity`'s `T` only if it differs from the current value, and marks
+    /// the row changed only then (bevy's `set_if_neq`); returns whether it wrote. Costs one
+    /// comparison more than [`World::get_mut`], and saves every `Changed<T>` reader the row
+    /// when nothing changed.
+    ///
+    /// # Errors
+    /// As [`World::get`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((5u32,));
+    /// let before = world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0]
+    ///     .changed_tick(0);
+    /// world.advance_tick();
+    /// assert_eq!(world.set_if_neq(e, 5u32), Ok(false)); // same value: no mark
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert_eq!(chunk.changed_tick(0), before);
+    /// assert_eq!(world.set_if_neq(e, 6u32), Ok(true));
+    /// assert_eq!(world.get::<u32>(e), Ok(&6));
+    /// ```
+    pub fn set_if_neq<T: Component + PartialEq>(
+        &mut self,
+        entity: Entity,
+        value: T,
+    ) -> Result<bool, ComponentError> {
+        if *self.get::<T>(entity)? == value {
+            return Ok(false);
+        }
+        *self.get_mut::<T>(entity)? = value;
+        Ok(true)
+    }
+
     /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).
     fn component_cell<T: Component>(
         &self,

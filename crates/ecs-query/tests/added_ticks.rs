@@ -140,3 +140,21 @@ fn check_change_ticks_keeps_old_rows_from_reading_as_changed_after_the_wrap() {
         world.check_invariants();
     }
 }
+
+#[test]
+fn set_if_neq_marks_only_rows_whose_value_changes() {
+    let mut world = World::with_test_chunk_size(512);
+    let ids: Vec<Entity> = world.spawn_batch((0..20u32).map(|i| (Hp(i),))).collect();
+    let mut seen = QueryState::<Entity, Changed<Hp>>::new(&mut world);
+    assert_eq!(run(&mut seen, &mut world).len(), ids.len());
+    for (i, &e) in ids.iter().enumerate() {
+        // Even rows get their own value back, odd rows a new one.
+        let v = if i % 2 == 0 { i as u32 } else { 100 };
+        assert_eq!(world.set_if_neq(e, Hp(v)), Ok(i % 2 == 1));
+    }
+    let odd: Vec<Entity> = ids.iter().copied().skip(1).step_by(2).collect();
+    assert_eq!(run(&mut seen, &mut world), sorted(odd));
+    let gone = ids[0];
+    world.despawn(gone).unwrap();
+    assert!(world.set_if_neq(gone, Hp(1)).is_err());
+}

@@ -327,3 +327,40 @@ fn moved_rows_carry_their_ticks() {
     world.insert_one(other, Hp(1)).unwrap();
     assert_eq!(seen(&mut changed, &mut world, ReadPath::Iter), [other]);
 }
+
+/// Parallel paths with a row filter: a `par_fold` over `Changed<Hp>` rows, and the marks a
+/// parallel writer leaves for a later reader, are the same on the pool and on one thread.
+#[test]
+fn par_changed_rows_are_the_same_on_any_thread_count() {
+    let run = |sequential: bool| {
+        let (mut world, live, _) = world();
+        let mut changed = QueryState::<(RefRO<Hp>, Changed<Hp>)>::new(&mut world);
+        changed.iter(&world).for_each(drop);
+        for &e in live.iter().step_by(3) {
+            world.get_mut::<Hp>(e).unwrap().0 += 1000;
+        }
+        let go = || {
+            let sum = changed.par_fold(
+                &mut world,
+                || 0u64,
+                |a, (h, ())| a + u64::from(h.0),
+                |a, b| a + b,
+            );
+            let mut writer = QueryState::<Writer>::new(&mut world);
+            writer.par_for_each(&mut world, |(h, ())| h.0 += 1);
+            let mut after = QueryState::<Seen>::new(&mut world);
+            after.iter(&world).for_each(drop);
+            writer.par_for_each(&mut world, |(h, ())| h.0 += 1);
+            (sum, seen(&mut after, &mut world, ReadPath::Iter))
+        };
+        if sequential {
+            ecs_query::Parallelism::Sequential.scope(go)
+        } else {
+            support::in_pool(go)
+        }
+    };
+    let (on_pool, alone) = (run(false), run(true));
+    assert_eq!(on_pool, alone);
+    assert!(on_pool.0 > 0);
+    assert_eq!(on_pool.1.len(), N as usize, "every writable row, each once");
+}

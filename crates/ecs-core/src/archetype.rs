@@ -21,6 +21,7 @@ use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::enable::{self, ChunkMasks};
 use crate::entity::Entity;
+use crate::row_ticks::RowMarks;
 use crate::signature::Signature;
 
 /// Index of an archetype in its world. Ids are stable: archetypes are never removed.
@@ -132,6 +133,10 @@ pub struct Archetype {
     enable_ids: Box<[ComponentId]>,
     /// The world's chunk component types (invariant 8).
     chunk_kinds: ChunkKinds,
+    /// Per column, the row marks its type keeps (`row_ticks`), as its registry says.
+    marks: Box<[RowMarks]>,
+    /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
+    any_marks: bool,
 }
 
 /// An archetype whose single row does not fit in one chunk.
@@ -179,7 +184,9 @@ impl Archetype {
         infos: &[&ComponentInfo],
         sizing: &ChunkSizing,
         pool: &Arc<ChunkPool>,
+        marks: &[RowMarks],
     ) -> Result<Self, RowTooLarge> {
+        debug_assert_eq!(infos.len(), marks.len());
         debug_assert!(
             infos.windows(2).all(|w| w[0].id() < w[1].id()),
             "ids not ascending"
@@ -223,7 +230,94 @@ impl Archetype {
                 .map(|i| i.id())
                 .collect(),
             chunk_kinds: ChunkKinds::from([]),
+            marks: marks.into(),
+            any_marks: marks.iter().any(|m| *m != RowMarks::NONE),
         })
+    }
+
+    /// Switches on the row marks `marks` for column `col` in every chunk (and the spare).
+    pub(crate) fn enable_marks(&mut self, col: usize, marks: RowMarks) {
+        let want = self.marks[col].union(marks);
+        if want == self.marks[col] {
+            return;
+        }
+        self.marks[col] = want;
+        self.any_marks = true;
+        let (columns, cap) = (self.columns.len(), self.layout.capacity());
+        for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
+            chunk.enable_marks(columns, cap, col, want);
+        }
+    }
+
+    /// Clamps old row ticks in every chunk (and the spare); see `World::check_change_ticks`.
+    pub(crate) fn clamp_marks(&mut self, now: u64) {
+        if self.any_marks {
+            for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
+                chunk.clamp_marks(now);
+            }
+        }
+    }
+
+    /// The row marks column `col` keeps.
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.row_marks(0), RowMarks::NONE);
+    /// ```
+    pub fn row_marks(&self, col: usize) -> RowMarks {
+        self.marks[col]
+    }
+
+    /// Carries the row marks of row `from` of `src` to row `to` of `dst`, column by column
+    /// along `src_to_dst` (`REMOVED`-free entries only), for a row moved between archetypes.
+    pub(crate) fn carry_marks(
+        src: &Archetype,
+        from: RowAddr,
+        dst: &mut Archetype,
+        to: RowAddr,
+        src_to_dst: impl Iterator<Item = (usize, usize)>,
+        now: u64,
+    ) {
+        if !dst.any_marks {
+            return;
+        }
+        for (c, d) in src_to_dst {
+            if dst.marks[d] != RowMarks::NONE {
+                let ticks = src.chunks[from.chunk].row_marks(c, from.r, now);
+                dst.chunks[to.chunk].set_row_marks(d, to.r, ticks, now);
+            }
+        }
+    }
+
+    /// Records that the values of `cols` at `addr` were written at `tick` (and, if `added`,
+    /// that the row gained them then).
+    pub(crate) fn stamp_row(&mut self, addr: RowAddr, cols: &[u32], added: bool, tick: u64) {
+        let chunk = &mut self.chunks[addr.chunk];
+        for &c in cols {
+            let c = c as usize;
+            chunk.mark_changed(c, tick);
+            if self.marks[c] != RowMarks::NONE {
+                let (_, old_added) = chunk.row_marks(c, addr.r, tick);
+                let add = if added { tick as u32 } else { old_added };
+                chunk.set_row_marks(c, addr.r, (tick as u32, add), tick);
+            }
+        }
+    }
+
+    /// Copies the row marks of the row at `from` to `to`, both of this archetype.
+    fn move_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
+        if !self.any_marks {
+            return;
+        }
+        for c in 0..self.columns.len() {
+            if self.marks[c] != RowMarks::NONE {
+                let ticks = self.chunks[from.chunk].row_marks(c, from.r, now);
+                self.chunks[to.chunk].set_row_marks(c, to.r, ticks, now);
+            }
+        }
     }
 
     /// This archetype's id.
@@ -660,7 +754,7 @@ impl Archetype {
         self.columns[col].size
     }
 
-    /// Chunk of archetype row `row`, for stamping ticks.
+    /// Chunk of archetype row `row`, for its enable bits.
     #[inline]
     pub(crate) fn chunk_of_row(&mut self, row: usize) -> &mut Chunk {
         let (chunk, _) = self.split_row(row);
@@ -713,12 +807,13 @@ impl Archetype {
         let chunk = match self.spare.take() {
             Some(mut spare) => {
                 spare.mark_structural(tick);
+                spare.reset_marks(tick);
                 for col in 0..self.columns.len() {
                     spare.mark_changed(col, tick);
                 }
                 spare
             }
-            None => Chunk::new(&self.layout, tick, &self.pool),
+            None => Chunk::new(&self.layout, tick, &self.pool, &self.marks),
         };
         let mut chunk = chunk;
         if chunk.enable_masks().len() != self.enable_cols.len() {
@@ -804,6 +899,7 @@ impl Archetype {
                     copy_value(src.as_ptr(), dst.as_ptr(), self.column_size(col));
                 }
             }
+            self.move_marks(from, to, tick);
             Some(self.move_entity_id(from, to, tick))
         } else {
             None
@@ -839,6 +935,7 @@ impl Archetype {
                     std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
                 }
             }
+            self.move_marks(from, to, tick);
             Some(self.move_entity_id(from, to, tick))
         } else {
             None
@@ -949,6 +1046,11 @@ impl Archetype {
             assert_eq!(info.id(), meta.id, "{id:?}: registry entry of column {c}");
             assert_eq!(meta.name, info.name(), "{id:?}: type of column {c}");
             assert_eq!(meta.size, info.size(), "{id:?}: size of column {c}");
+            assert_eq!(
+                self.marks[c],
+                components.row_marks(meta.id),
+                "{id:?}: row marks of column {c}"
+            );
             let same_drop = match (meta.drop, info.drop_fn()) {
                 (None, None) => true,
                 (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
@@ -1000,6 +1102,8 @@ impl Archetype {
         self.len = 0;
         into.extend(self.chunks.drain(..).map(|mut chunk| {
             chunk.set_len(0);
+            // No row: the bulk stamp no longer stands for anything (`push_chunk` resets the
+            // row ticks when the chunk comes back into use).
             chunk.enable_masks_mut().clear();
             chunk
         }));
@@ -1084,6 +1188,7 @@ impl Archetype {
                 self.id
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
+            chunk.check_marks(self.columns.len(), cap, &self.marks);
             let masks = chunk.enable_masks();
             assert_eq!(
                 masks.len(),
@@ -1206,9 +1311,15 @@ impl Drop for CommitRows<'_> {
             .enable_masks_mut()
             .enable_rows(start, start + self.written);
         if self.written > 0 {
-            chunk.mark_structural(self.tick);
+            let tick = self.tick;
+            chunk.mark_structural(tick);
             for col in 0..self.arch.columns.len() {
-                chunk.mark_changed(col, self.tick);
+                chunk.mark_changed(col, tick);
+                if self.arch.marks[col] != RowMarks::NONE {
+                    for r in start..start + self.written {
+                        chunk.set_row_marks(col, r, (tick as u32, tick as u32), tick);
+                    }
+                }
             }
         }
         self.arch.len += self.written;

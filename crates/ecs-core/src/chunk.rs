@@ -26,7 +26,9 @@ use crate::chunk_component::ChunkValues;
 use crate::chunk_pool::ChunkPool;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
+use crate::row_ticks::{ChangeWindow, ColumnMarks, RowMarks};
 use crate::sync::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU32;
 
 /// The smallest alignment of a chunk allocation: one cache line.
 ///
@@ -399,12 +401,28 @@ impl FastDiv {
 /// Columns whose change ticks a chunk keeps without a separate allocation.
 const INLINE_COLUMNS: usize = 8;
 
+/// The first `len` of a column's row ticks as plain `u32`s, for a loop that vectorises.
+///
+/// Row ticks are part of their column's data for access purposes: they are stored only by
+/// writers of the column (`mark_rows_unchecked`, `mark_row_unchecked`, whose callers hold the
+/// write of those rows) or through `&mut Chunk`, exactly like the values. Reading them through
+/// `&Chunk` is as sound as reading the column's values through `&Chunk` (`World::column`): the
+/// access rules keep writers of a column and its readers apart, so no store races this read.
+fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
+    let ticks = &ticks[..len.min(ticks.len())];
+    // SAFETY: `AtomicU32` has the size and alignment of `u32`; the slice is live for the
+    // borrow; no store to these ticks happens meanwhile (see above), so the non-atomic reads
+    // race with nothing.
+    unsafe { std::slice::from_raw_parts(ticks.as_ptr().cast::<u32>(), ticks.len()) }
+}
+
 /// One block of rows.
 ///
 /// # Invariants
 /// 1. `data` is a slot of `alloc` (`layout.alloc_layout()` for the archetype's `layout`)
 ///    handed out by `pool` and owned by this chunk alone, and
-///    `changed.len() == layout.columns()`.
+///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row marks) or
+///    has one entry per column, whose arrays hold `layout.capacity()` ticks.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
 ///    column are initialised; rows `len..` are not.
 /// 3. The chunk owns no component values for dropping purposes: the archetype drops rows
@@ -441,6 +459,9 @@ pub struct Chunk {
     masks: ChunkMasks,
     /// One value per chunk component type; see the `chunk_component` module.
     values: ChunkValues,
+    /// Per component column, its row marks (`row_ticks`), for the types some `Changed` or
+    /// `Added` reader asked about; empty when no column keeps any.
+    marks: Box<[ColumnMarks]>,
 }
 
 // SAFETY: a chunk is plain memory plus atomics. The values in it are `Send + Sync` (the
@@ -451,17 +472,31 @@ unsafe impl Send for Chunk {}
 unsafe impl Sync for Chunk {}
 
 impl Chunk {
-    /// Heap bytes this chunk owns besides its block: the tick list, once it spills.
+    /// Heap bytes this chunk owns besides its block: the tick list, once it spills, and the
+    /// row marks of the columns that keep them.
     pub(crate) fn heap_bytes(&self) -> usize {
-        if self.changed.spilled() {
+        let ticks = if self.changed.spilled() {
             self.changed.capacity() * size_of::<AtomicU64>()
         } else {
             0
-        }
+        };
+        let marks = self.marks.len() * size_of::<ColumnMarks>()
+            + self
+                .marks
+                .iter()
+                .map(ColumnMarks::heap_bytes)
+                .sum::<usize>();
+        ticks + marks
     }
 
-    /// An empty chunk for `layout`, its memory carved from `pool`.
-    pub(crate) fn new(layout: &ChunkLayout, tick: u64, pool: &Arc<ChunkPool>) -> Self {
+    /// An empty chunk for `layout`, its memory carved from `pool`, with the row marks `marks`
+    /// (one entry per column).
+    pub(crate) fn new(
+        layout: &ChunkLayout,
+        tick: u64,
+        pool: &Arc<ChunkPool>,
+        marks: &[RowMarks],
+    ) -> Self {
         let alloc = layout.alloc_layout();
         let data = pool.alloc(alloc);
         Self {
@@ -475,6 +510,293 @@ impl Chunk {
             structural: tick,
             masks: ChunkMasks::default(),
             values: ChunkValues::default(),
+            marks: if marks.iter().all(|m| *m == RowMarks::NONE) {
+                Box::default()
+            } else {
+                marks
+                    .iter()
+                    .map(|&m| ColumnMarks::new(m, layout.capacity(), tick))
+                    .collect()
+            },
+        }
+    }
+
+    /// Switches on the row marks `marks` for column `col` (of `columns`), every row reading as
+    /// written (added) at the column's tick (at the chunk's structural tick): conservative,
+    /// never later than the truth.
+    pub(crate) fn enable_marks(
+        &mut self,
+        columns: usize,
+        capacity: usize,
+        col: usize,
+        marks: RowMarks,
+    ) {
+        if self.marks.is_empty() {
+            let tick = self.structural;
+            self.marks = (0..columns)
+                .map(|_| ColumnMarks::new(RowMarks::NONE, capacity, tick))
+                .collect();
+        }
+        let changed = self.changed_tick(col);
+        let structural = self.structural;
+        let m = &mut self.marks[col];
+        if marks.changed() && !m.tracks_changes() {
+            m.extend(RowMarks::CHANGED, capacity, changed);
+        }
+        if marks.added() && !m.tracks_adds() {
+            m.extend(RowMarks::ADDED, capacity, structural);
+        }
+    }
+
+    /// Asserts the lengths of the row-mark arrays.
+    pub(crate) fn check_marks(&self, columns: usize, capacity: usize, want: &[RowMarks]) {
+        if self.marks.is_empty() {
+            assert!(
+                want.iter().all(|m| *m == RowMarks::NONE),
+                "row marks missing"
+            );
+            return;
+        }
+        assert_eq!(self.marks.len(), columns, "row marks per column");
+        for (m, w) in self.marks.iter().zip(want) {
+            m.check(capacity);
+            assert!(m.kinds().contains(*w), "row marks {:?} missing", w);
+        }
+    }
+
+    /// The row marks of column `col`, if it keeps any.
+    #[inline(always)]
+    fn marks(&self, col: usize) -> Option<&ColumnMarks> {
+        self.marks.get(col)
+    }
+
+    /// Whether column `col` keeps a change tick per row (some `Changed` reader asked for its
+    /// type): then writes of single rows must mark them ([`Chunk::mark_rows_unchecked`]).
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = world.location(e).unwrap().archetype.index();
+    /// assert!(!world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// assert!(world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
+    /// ```
+    #[inline(always)]
+    pub fn keeps_change_marks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnMarks::tracks_changes)
+    }
+
+    /// Whether column `col` keeps an add tick per row (some `Added` reader asked for its type).
+    #[inline(always)]
+    pub fn keeps_add_marks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnMarks::tracks_adds)
+    }
+
+    /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
+    /// may have been written in it. Without row marks, also rows added or moved count.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.changed_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn changed_since(&self, col: usize, window: ChangeWindow) -> bool {
+        window.contains(self.changed_tick(col))
+            || (self.marks(col).is_none_or(|m| !m.tracks_changes())
+                && window.contains(self.structural))
+    }
+
+    /// Whether every row of column `col` was written in `window` (`changed_since` holds and
+    /// no row need be tested): a bulk stamp in the window, or no row marks.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.all_changed_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn all_changed_since(&self, col: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_changes() => m.all_changed(window),
+            _ => true,
+        }
+    }
+
+    /// Whether row `row` of column `col` was written (or gained its value) in `window`. Columns
+    /// without row marks answer for the whole chunk ([`Chunk::changed_since`]).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.row_changed_since(0, 0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn row_changed_since(&self, col: usize, row: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_changes() => m.row_changed(row, window),
+            _ => self.changed_since(col, window),
+        }
+    }
+
+    /// Clears in `words` (bit `b` of word `i` = row `64 * i + b`) the rows of column `col` not
+    /// written in `window`: what `Changed` ANDs into a query's row mask. Columns without
+    /// change ticks leave `words` alone (the chunk test decided for them).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, RowMarks, World};
+    /// let mut world = World::new();
+    /// let a = world.spawn((1u32,));
+    /// let b = world.spawn((2u32,));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.advance_tick();
+    /// let since = world.change_tick();
+    /// *world.get_mut::<u32>(b).unwrap() += 1;
+    /// let chunk = &world.archetypes()[world.location(a).unwrap().archetype.index()].chunks()[0];
+    /// let mut words = [0b11];
+    /// chunk.and_changed_rows(0, ChangeWindow::new(world.change_tick(), since), &mut words);
+    /// assert_eq!(words, [0b10]);
+    /// ```
+    #[inline]
+    pub fn and_changed_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
+        if let Some(ticks) = self.marks(col).and_then(|m| m.changed_rows(window)) {
+            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+        }
+    }
+
+    /// As [`Chunk::and_changed_rows`], for the rows that gained their component in `window`
+    /// (`Added`). Columns without add ticks leave `words` alone.
+    #[inline]
+    pub fn and_added_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
+        if let Some(ticks) = self.marks(col).and_then(ColumnMarks::added_rows) {
+            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+        }
+    }
+
+    /// Records a write of row `row` of column `col` at `tick` in its row marks only, for a
+    /// writer that stamped the chunk column already ([`Chunk::mark_changed_unchecked`]) and
+    /// hands out single rows. Nothing happens where the column keeps no change ticks.
+    ///
+    /// # Safety
+    /// As [`Chunk::mark_rows_unchecked`] for `row..row + 1`, and the chunk column's tick is
+    /// `tick` or later already (`ColumnMarks` invariant 2).
+    #[inline(always)]
+    pub unsafe fn mark_row_unchecked(&self, col: usize, row: usize, tick: u64) {
+        debug_assert!(row < self.len, "row {row} past {}", self.len);
+        debug_assert!(self.changed_tick(col) >= tick);
+        if let Some(m) = self.marks(col).filter(|m| m.tracks_changes()) {
+            m.mark_row(row, tick);
+        }
+    }
+
+    /// Whether some row of column `col` may have gained its component in `window` (the O(1)
+    /// chunk test of `Added`). Without add marks: whether rows were added or moved in.
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.added_since(0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn added_since(&self, col: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_adds() => window.contains(m.added_max()),
+            _ => window.contains(self.structural),
+        }
+    }
+
+    /// Whether row `row` of column `col` gained its component in `window`; columns without add
+    /// marks answer for the whole chunk ([`Chunk::added_since`]).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert!(chunk.row_added_since(0, 0, ChangeWindow::new(world.change_tick(), 1)));
+    /// ```
+    #[inline(always)]
+    pub fn row_added_since(&self, col: usize, row: usize, window: ChangeWindow) -> bool {
+        match self.marks(col) {
+            Some(m) if m.tracks_adds() => m.row_added(row, window),
+            _ => self.added_since(col, window),
+        }
+    }
+
+    /// Records a write of rows `rows` of column `col` at `tick`: the chunk column's tick, and
+    /// (where the column keeps row marks) a bulk stamp when `rows` is every row, else one
+    /// tick per row. Through a shared reference, like [`Chunk::mark_changed_unchecked`].
+    ///
+    /// # Safety
+    /// As [`Chunk::mark_changed_unchecked`]; also `rows` lies within `0..self.len()`, and
+    /// no other thread marks the same rows of this column meanwhile (write access to them).
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// world.advance_tick();
+    /// let tick = world.change_tick();
+    /// let world: &World = &world;
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// // SAFETY: this example owns the world; row 0 exists; `tick` is the world's tick.
+    /// unsafe { chunk.mark_rows_unchecked(0, 0..1, tick) };
+    /// assert_eq!(chunk.changed_tick(0), tick);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn mark_rows_unchecked(&self, col: usize, rows: std::ops::Range<usize>, tick: u64) {
+        debug_assert!(rows.end <= self.len, "rows {rows:?} past {}", self.len);
+        // SAFETY: forwarded caller contract.
+        unsafe { self.mark_changed_unchecked(col, tick) };
+        if let Some(m) = self.marks(col) {
+            let all = rows.start == 0 && rows.end == self.len;
+            m.mark(rows, all, tick);
+        }
+    }
+
+    /// Forgets a bulk stamp and stale row ticks: an empty chunk coming back into use (the
+    /// spare, or a chunk refilled by a snapshot restore) reads every row as written at `tick`.
+    pub(crate) fn reset_marks(&mut self, tick: u64) {
+        debug_assert!(self.is_empty());
+        for m in self.marks.iter_mut() {
+            m.reset(tick);
+        }
+    }
+
+    /// Clamps old row ticks so their 32-bit ages never wrap (see `World::check_change_ticks`).
+    pub(crate) fn clamp_marks(&mut self, now: u64) {
+        for m in self.marks.iter_mut() {
+            m.clamp(now);
+        }
+    }
+
+    /// Row `row`'s (change, add) ticks in column `col`, `now` where not kept.
+    #[inline]
+    pub(crate) fn row_marks(&self, col: usize, row: usize, now: u64) -> (u32, u32) {
+        self.marks(col)
+            .map_or((now as u32, now as u32), |m| m.get(row, now))
+    }
+
+    /// Sets row `row`'s ticks in column `col` (a row moved or written in), keeping the chunk
+    /// column's tick and newest add no earlier than them (`ColumnMarks` invariant 2).
+    #[inline]
+    pub(crate) fn set_row_marks(&mut self, col: usize, row: usize, ticks: (u32, u32), now: u64) {
+        let changed = crate::row_ticks::widen(ticks.0, now);
+        if self.changed_tick(col) < changed {
+            self.mark_changed(col, changed);
+        }
+        let len = self.len;
+        if let Some(m) = self.marks.get_mut(col) {
+            m.set(row, len, ticks, now);
         }
     }
 

@@ -60,8 +60,9 @@ impl World {
         let tick = self.change_tick();
         let (arch, col) = self.typed_column::<T>(archetype)?;
         let chunk = arch.chunks().get(chunk)?;
-        // SAFETY: `&mut self` is write access to every column, and `tick` is the current tick.
-        unsafe { chunk.mark_changed_unchecked(col, tick) };
+        // SAFETY: `&mut self` is write access to every column, `tick` is the current tick, and
+        // the slice covers every row of the chunk (a bulk stamp where rows keep marks).
+        unsafe { chunk.mark_rows_unchecked(col, 0..chunk.len(), tick) };
         let base = arch.column_base(chunk, col).cast::<T>();
         // SAFETY: as in `column`, and `&mut self` makes this the only reference to the column
         // for the borrow's life.

@@ -10,6 +10,7 @@
 //! against the registry they are used with, and the owners of a registry (a `World`, a
 //! schedule) never hand it out as `&mut Components` to safe code, so it cannot be replaced.
 
+use crate::row_ticks::RowMarks;
 use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::collections::HashMap;
@@ -348,6 +349,8 @@ pub struct Components {
     id: RegistryId,
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
+    /// Per id, the row marks its type keeps (switched on by `World::enable_row_marks`).
+    row_marks: Vec<RowMarks>,
 }
 
 impl Default for Components {
@@ -368,6 +371,7 @@ impl Components {
             id: RegistryId::next(),
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
+            row_marks: Vec::new(),
         }
     }
 
@@ -396,6 +400,7 @@ impl Components {
             id: RegistryId::next(),
             infos: self.infos.clone(),
             by_type: self.by_type.clone(),
+            row_marks: self.row_marks.clone(),
         }
     }
 
@@ -427,6 +432,28 @@ impl Components {
             infos.push(ComponentInfo::of::<T>(next));
             next
         })
+    }
+
+    /// The per-row marks component `id` keeps: none until a `Changed` or `Added` query state
+    /// asks for them ([`World::enable_row_marks`](crate::World::enable_row_marks)).
+    ///
+    /// ```
+    /// # use ecs_core::{Components, RowMarks};
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// assert_eq!(components.row_marks(id), RowMarks::NONE);
+    /// ```
+    #[inline]
+    pub fn row_marks(&self, id: ComponentId) -> RowMarks {
+        self.row_marks.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// Adds `marks` to what component `id` keeps.
+    pub(crate) fn add_row_marks(&mut self, id: ComponentId, marks: RowMarks) {
+        if self.row_marks.len() <= id.index() {
+            self.row_marks.resize(id.index() + 1, RowMarks::NONE);
+        }
+        self.row_marks[id.index()] = self.row_marks[id.index()].union(marks);
     }
 
     /// Marks registered component `id` enableable. Only the world calls this, before any

@@ -350,7 +350,9 @@ impl World {
         let was = mask.get(r);
         if was != enabled {
             mask.set(r, enabled);
-            chunk.mark_changed(col, tick);
+            // Enabling or disabling is a change of `T`: of this row only.
+            let at = arch.addr(loc.row as usize);
+            arch.stamp_row(at, &[col as u32], false, tick);
         }
         Ok(was)
     }

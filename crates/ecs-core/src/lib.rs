@@ -66,6 +66,7 @@ mod query_cache;
     reason = "resources are handed out through UnsafeCell for schedulers"
 )]
 mod resource;
+mod row_ticks; // safe: atomics and boxed slices
 mod signature;
 #[expect(
     unsafe_code,
@@ -103,6 +104,7 @@ pub use graph::Archetypes;
 pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use query_cache::QueryCache;
 pub use resource::Resources;
+pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use spawn_batch::SpawnBatch;

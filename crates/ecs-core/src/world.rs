@@ -25,6 +25,7 @@ use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::layout::WorldLayout;
 use crate::query_cache::QueryCache;
 use crate::resource::Resources;
+use crate::row_ticks::RowMarks;
 use crate::snapshot::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -79,6 +80,8 @@ pub struct World {
     pub(crate) snapshots: SnapshotRegistry,
     /// Per-query-type state of one-shot queries (see [`QueryCache`]).
     query_cache: QueryCache,
+    /// The tick of the last row-tick clamp ([`World::check_change_ticks`]).
+    ticks_checked: u64,
 }
 
 impl Default for World {
@@ -148,6 +151,7 @@ impl World {
             resources: Resources::default(),
             change_tick: AtomicU64::new(1),
             snapshots: SnapshotRegistry::default(),
+            ticks_checked: 1,
         }
     }
 
@@ -235,6 +239,7 @@ impl World {
         // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
         // (the edge maps tuple positions to the target's columns).
         unsafe { bundle.write_row(&cells, 0) };
+        arch.stamp_row(at, &edge.bundle_cols, true, tick);
         entity
     }
 
@@ -355,10 +360,7 @@ impl World {
             // SAFETY: every element is present (`target == source`), so each cell holds an
             // initialised value of its type, and `overwrite` is all `true`.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
-            let chunk = arch.chunk_of_row(from.row());
-            for &c in &edge.bundle_cols {
-                chunk.mark_changed(c as usize, tick);
-            }
+            arch.stamp_row(from, &edge.bundle_cols, false, tick);
         } else {
             let [src, dst] = archetypes
                 .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
@@ -374,12 +376,25 @@ impl World {
                     copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
                 }
             }
+            let carried = edge.src_to_dst.iter().enumerate();
+            Archetype::carry_marks(
+                src,
+                from,
+                dst,
+                to,
+                carried.map(|(c, &d)| (c, d as usize)),
+                tick,
+            );
             crate::enable::carry_row_bits(src, from.row(), dst, to.row());
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
             // `overwrite` says so); the others are fresh and uninitialised.
             replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            // Overwritten values were written; the others were also added.
+            for (&c, &overwrite) in edge.bundle_cols.iter().zip(edge.overwrite.iter()) {
+                dst.stamp_row(to, &[c], !overwrite, tick);
+            }
             // SAFETY: every source value was copied to `dst` above (an insert keeps all source
             // columns), so the source row is moved-out.
             let moved = unsafe { src.fill_hole(from, tick) };
@@ -474,6 +489,15 @@ impl World {
                 }
             }
         }
+        let kept = src_to_dst.iter().enumerate().filter(|(_, &d)| d != REMOVED);
+        Archetype::carry_marks(
+            src,
+            from,
+            dst,
+            to,
+            kept.map(|(c, &d)| (c, d as usize)),
+            tick,
+        );
         crate::enable::carry_row_bits(src, from.row(), dst, to.row());
         // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
@@ -641,7 +665,7 @@ impl World {
     /// ```
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
-        let (ptr, _, _) = self.component_cell::<T>(entity)?;
+        let (ptr, _, _, _) = self.component_cell::<T>(entity)?;
         // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
         // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
         Ok(unsafe { ptr.cast::<T>().as_ref() })
@@ -662,18 +686,52 @@ impl World {
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
         let tick = self.change_tick();
-        let (ptr, chunk, col) = self.component_cell::<T>(entity)?;
-        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick.
-        unsafe { chunk.mark_changed_unchecked(col, tick) };
+        let (ptr, chunk, col, r) = self.component_cell::<T>(entity)?;
+        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick;
+        // `r` is the entity's row in `chunk`.
+        unsafe { chunk.mark_rows_unchecked(col, r..r + 1, tick) };
         // SAFETY: as in `get`, and `&mut self` makes this the only reference.
         Ok(unsafe { ptr.cast::<T>().as_mut() })
+    }
+
+    /// Writes `value` into `entity`'s `T` only if it differs from the current value, and marks
+    /// the row changed only then (bevy's `set_if_neq`); returns whether it wrote. Costs one
+    /// comparison more than [`World::get_mut`], and saves every `Changed<T>` reader the row
+    /// when nothing changed.
+    ///
+    /// # Errors
+    /// As [`World::get`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((5u32,));
+    /// let before = world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0]
+    ///     .changed_tick(0);
+    /// world.advance_tick();
+    /// assert_eq!(world.set_if_neq(e, 5u32), Ok(false)); // same value: no mark
+    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
+    /// assert_eq!(chunk.changed_tick(0), before);
+    /// assert_eq!(world.set_if_neq(e, 6u32), Ok(true));
+    /// assert_eq!(world.get::<u32>(e), Ok(&6));
+    /// ```
+    pub fn set_if_neq<T: Component + PartialEq>(
+        &mut self,
+        entity: Entity,
+        value: T,
+    ) -> Result<bool, ComponentError> {
+        if *self.get::<T>(entity)? == value {
+            return Ok(false);
+        }
+        *self.get_mut::<T>(entity)? = value;
+        Ok(true)
     }
 
     /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).
     fn component_cell<T: Component>(
         &self,
         entity: Entity,
-    ) -> Result<(NonNull<u8>, &Chunk, usize), ComponentError> {
+    ) -> Result<(NonNull<u8>, &Chunk, usize, usize), ComponentError> {
         let loc = self
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
@@ -684,10 +742,10 @@ impl World {
         let id = self.components.id::<T>().ok_or_else(missing)?;
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
         let col = arch.column(id).ok_or_else(missing)?;
-        let (chunk, _) = arch.split_row(loc.row as usize);
+        let (chunk, r) = arch.split_row(loc.row as usize);
         // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
         let ptr = unsafe { arch.cell(loc.row as usize, col) };
-        Ok((ptr, &arch.chunks()[chunk], col))
+        Ok((ptr, &arch.chunks()[chunk], col, r))
     }
 
     /// Whether `entity` is alive and has a `T`.
@@ -879,6 +937,78 @@ impl World {
     #[inline]
     pub fn advance_tick(&self) -> Tick {
         self.change_tick.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Keeps 32-bit row ticks from wrapping: once 2^30 ticks have passed since the last check,
+    /// moves every row tick older than 2^31 ticks up to 2^31 ticks old (answers do not change:
+    /// see `row_ticks`). O(1) otherwise; `Schedule::run` calls it every run. A world driven by
+    /// hand should call it now and then (at least once every 2^30 ticks); without it, a row
+    /// left unwritten for 2^32 ticks would read as changed once more (never the reverse: no
+    /// change is lost).
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// world.spawn((1u32,));
+    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.set_change_tick_for_tests(3 << 31);
+    /// world.check_change_ticks(); // clamps: the row is 2^31 ticks old now
+    /// world.check_invariants();
+    /// ```
+    pub fn check_change_ticks(&mut self) {
+        let now = self.change_tick();
+        if now.saturating_sub(self.ticks_checked) < 1 << 30 {
+            return;
+        }
+        self.ticks_checked = now;
+        for arch in self.archetypes.as_mut_slice() {
+            arch.clamp_marks(now);
+        }
+    }
+
+    /// Test hook: raises the change tick to `tick` (never lowers it), to test behaviour near
+    /// the 32-bit row-tick wrap without running 2^32 queries.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.set_change_tick_for_tests(u64::from(u32::MAX) - 1);
+    /// assert_eq!(world.change_tick(), u64::from(u32::MAX) - 1);
+    /// ```
+    #[doc(hidden)]
+    pub fn set_change_tick_for_tests(&mut self, tick: Tick) {
+        self.raise_change_tick(tick);
+    }
+
+    /// Switches on per-row marks for component `id` (see `row_ticks` in the crate's modules):
+    /// change ticks for `Changed<T>`, add ticks for `Added<T>`. Query states call this when
+    /// they are built, so a type no such filter asks about keeps no row marks at all. Existing
+    /// rows read as written (added) at their chunk's last write (last structural change):
+    /// never later than the truth, so a reader built before the switch misses nothing.
+    ///
+    /// Cost: O(chunks of archetypes with `id`) the first time, nothing afterwards.
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let id = world.component_id::<u32>().unwrap();
+    /// world.enable_row_marks(id, RowMarks::CHANGED);
+    /// assert_eq!(world.components().row_marks(id), RowMarks::CHANGED);
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.row_marks(0), RowMarks::CHANGED);
+    /// world.check_invariants();
+    /// ```
+    pub fn enable_row_marks(&mut self, id: ComponentId, marks: RowMarks) {
+        if self.components.row_marks(id).contains(marks) {
+            return;
+        }
+        self.components.add_row_marks(id, marks);
+        for arch in self.archetypes.as_mut_slice() {
+            if let Some(col) = arch.column(id) {
+                arch.enable_marks(col, marks);
+            }
+        }
     }
 
     // ----- reports --------------------------------------------------------------------------

@@ -129,7 +129,71 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             type State = #wq::State;
 
             const CHUNK_FILTERED: bool = #wq::CHUNK_FILTERED;
+            const ROW_FILTERED: bool = #wq::ROW_FILTERED;
             const ODD_WIDTH: bool = #wq::ODD_WIDTH;
+
+            fn row_marks(
+                state: &Self::State,
+                out: &mut ::std::vec::Vec<(#core::ComponentId, #core::RowMarks)>,
+            ) {
+                #wq::row_marks(state, out)
+            }
+
+            #[inline(always)]
+            fn rows_all_match(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                window: #core::ChangeWindow,
+            ) -> bool {
+                #wq::rows_all_match(cached, chunk, window)
+            }
+
+            #[inline(always)]
+            fn row_matches(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                row: usize,
+                window: #core::ChangeWindow,
+            ) -> bool {
+                #wq::row_matches(cached, chunk, row, window)
+            }
+
+            #[inline(always)]
+            unsafe fn mark_rows(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                rows: ::core::ops::Range<usize>,
+                tick: #core::Tick,
+            ) {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::mark_rows(cached, chunk, rows, tick) }
+            }
+
+            #[inline(always)]
+            fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &#core::Chunk) -> bool {
+                #wq::keeps_row_marks(cached, chunk)
+            }
+
+            #[inline(always)]
+            unsafe fn mark_row(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                row: usize,
+                tick: #core::Tick,
+            ) {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::mark_row(cached, chunk, row, tick) }
+            }
+
+            #[inline]
+            fn and_row_marks(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                window: #core::ChangeWindow,
+                words: &mut [u64],
+            ) {
+                #wq::and_row_marks(cached, chunk, window, words)
+            }
 
             fn init_state(components: &mut #core::Components) -> Self::State {
                 #wq::init_state(components)
@@ -166,9 +230,9 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             fn chunk_matches(
                 cached: &Self::ArchetypeFetch,
                 chunk: &#core::Chunk,
-                last_seen: #core::Tick,
+                window: #core::ChangeWindow,
             ) -> bool {
-                #wq::chunk_matches(cached, chunk, last_seen)
+                #wq::chunk_matches(cached, chunk, window)
             }
 
             #[inline(always)]

@@ -34,7 +34,10 @@
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, EnableMask, Signature, Tick};
+use ecs_core::{
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, EnableMask, RowMarks,
+    Signature, Tick,
+};
 
 use crate::access::{Access, AccessConflict};
 use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
@@ -373,7 +376,59 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     type State = Q::State;
 
     const CHUNK_FILTERED: bool = Q::CHUNK_FILTERED;
+    const ROW_FILTERED: bool = Q::ROW_FILTERED;
     const ODD_WIDTH: bool = Q::ODD_WIDTH;
+
+    fn row_marks(state: &Q::State, out: &mut Vec<(ComponentId, RowMarks)>) {
+        Q::row_marks(state, out);
+    }
+
+    #[inline(always)]
+    fn rows_all_match(cached: &Q::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+        Q::rows_all_match(cached, chunk, window)
+    }
+
+    #[inline(always)]
+    fn row_matches(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        row: usize,
+        window: ChangeWindow,
+    ) -> bool {
+        Q::row_matches(cached, chunk, row, window)
+    }
+
+    #[inline(always)]
+    unsafe fn mark_rows(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        rows: std::ops::Range<usize>,
+        tick: Tick,
+    ) {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::mark_rows(cached, chunk, rows, tick) }
+    }
+
+    #[inline(always)]
+    fn keeps_row_marks(cached: &Q::ArchetypeFetch, chunk: &Chunk) -> bool {
+        Q::keeps_row_marks(cached, chunk)
+    }
+
+    #[inline(always)]
+    unsafe fn mark_row(cached: &Q::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::mark_row(cached, chunk, row, tick) }
+    }
+
+    #[inline]
+    fn and_row_marks(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        window: ChangeWindow,
+        words: &mut [u64],
+    ) {
+        Q::and_row_marks(cached, chunk, window, words);
+    }
 
     fn init_state(components: &mut Components) -> Q::State {
         Q::init_state(components)
@@ -400,8 +455,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     }
 
     #[inline(always)]
-    fn chunk_matches(cached: &Q::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
-        Q::chunk_matches(cached, chunk, last_seen)
+    fn chunk_matches(cached: &Q::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+        Q::chunk_matches(cached, chunk, window)
     }
 
     #[inline(always)]
@@ -489,6 +544,36 @@ macro_rules! enabled_element {
                     unsafe { chunk.mark_changed_unchecked(column.col as usize, tick) };
                 }
                 mask_fetch(column, chunk)
+            }
+
+            // Toggling an enable bit is a change of `T`: the writer marks the rows it hands
+            // out, like `RefRW<T>`.
+            #[inline(always)]
+            unsafe fn mark_rows(
+                column: &EnableColumn,
+                chunk: &Chunk,
+                rows: std::ops::Range<usize>,
+                tick: Tick,
+            ) {
+                if $writes {
+                    // SAFETY: the caller holds the write of these rows of `T` this element
+                    // declared, `rows` is within the chunk, and `tick` is the running query's
+                    // tick (caller contract).
+                    unsafe { chunk.mark_rows_unchecked(column.col as usize, rows, tick) };
+                }
+            }
+
+            #[inline(always)]
+            fn keeps_row_marks(column: &EnableColumn, chunk: &Chunk) -> bool {
+                $writes && chunk.keeps_change_marks(column.col as usize)
+            }
+
+            #[inline(always)]
+            unsafe fn mark_row(column: &EnableColumn, chunk: &Chunk, row: usize, tick: Tick) {
+                if $writes {
+                    // SAFETY: forwarded caller contract; `fetch` stamped the column.
+                    unsafe { chunk.mark_row_unchecked(column.col as usize, row, tick) };
+                }
             }
 
             #[inline(always)]

@@ -12,7 +12,10 @@ use std::any::type_name;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Entity, Signature, Tick};
+use ecs_core::{
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, Entity, RowMarks,
+    Signature, Tick,
+};
 
 use crate::access::{Access, AccessConflict};
 use crate::enabled::{slot_and, slot_rows, Rows, NO_SLOT};
@@ -236,8 +239,8 @@ pub unsafe trait WorldQuery {
     /// ```
     fn archetype_fetch(state: &Self::State, archetype: &Archetype) -> Self::ArchetypeFetch;
 
-    /// The chunk-level test for change filters; `last_seen` is the first tick the running query
-    /// has not seen yet.
+    /// The chunk-level test for change filters (O(1) per chunk); `window` holds the first tick
+    /// the running query has not seen yet.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -247,11 +250,104 @@ pub unsafe trait WorldQuery {
     /// let state = world.register_component::<u32>(); // `RefRO<u32>`'s state
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
     /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
-    /// assert!(RefRO::<u32>::chunk_matches(&cached, &arch.chunks()[0], world.change_tick()));
+    /// let window = ecs_core::ChangeWindow::new(world.change_tick(), world.change_tick());
+    /// assert!(RefRO::<u32>::chunk_matches(&cached, &arch.chunks()[0], window));
     /// ```
     #[inline]
-    fn chunk_matches(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _last_seen: Tick) -> bool {
+    fn chunk_matches(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _window: ChangeWindow,
+    ) -> bool {
         true
+    }
+
+    /// Whether the element filters single rows (`Changed`, `Added`): then a chunk that passes
+    /// [`WorldQuery::chunk_matches`] still has its rows tested, unless
+    /// [`WorldQuery::rows_all_match`] says every row passes.
+    const ROW_FILTERED: bool = false;
+
+    /// The per-row marks the element's filters read, by component: a query state switches them
+    /// on in its world when built ([`World::enable_row_marks`](ecs_core::World::enable_row_marks)).
+    ///
+    /// ```
+    /// # use ecs_core::{Components, RowMarks};
+    /// # use ecs_query::{Changed, WorldQuery};
+    /// let mut components = Components::default();
+    /// let state = Changed::<u32>::init_state(&mut components);
+    /// let mut marks = Vec::new();
+    /// Changed::<u32>::row_marks(&state, &mut marks);
+    /// assert_eq!(marks, [(state, RowMarks::CHANGED)]);
+    /// ```
+    fn row_marks(_state: &Self::State, _out: &mut Vec<(ComponentId, RowMarks)>) {}
+
+    /// Whether every row of a chunk that passed [`WorldQuery::chunk_matches`] passes (a bulk
+    /// stamp in the window, say), so that no row need be tested.
+    #[inline]
+    fn rows_all_match(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _window: ChangeWindow,
+    ) -> bool {
+        true
+    }
+
+    /// Whether row `row` of a chunk that passed [`WorldQuery::chunk_matches`] passes.
+    #[inline]
+    fn row_matches(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _row: usize,
+        _window: ChangeWindow,
+    ) -> bool {
+        true
+    }
+
+    /// Records that the element writes rows `rows` of `chunk` at `tick` (writers stamp the
+    /// chunk column, and its row marks: a bulk stamp when `rows` is the whole chunk). Every
+    /// path that hands out items or slices of a writer calls this for the rows it hands out.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::fetch`] (the caller holds the declared write of those rows), and
+    /// `rows` lies within `0..chunk.len()`.
+    #[inline(always)]
+    unsafe fn mark_rows(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _rows: std::ops::Range<usize>,
+        _tick: Tick,
+    ) {
+    }
+
+    /// Clears in `words` (bit `b` of word `i` = row `64 * i + b` of `chunk`) the rows the
+    /// element's row filter rejects in `window`, for a chunk that passed
+    /// [`WorldQuery::chunk_matches`] and not [`WorldQuery::rows_all_match`]: the bulk form of
+    /// [`WorldQuery::row_matches`], which row masks use.
+    #[inline]
+    fn and_row_marks(
+        _cached: &Self::ArchetypeFetch,
+        _chunk: &Chunk,
+        _window: ChangeWindow,
+        _words: &mut [u64],
+    ) {
+    }
+
+    /// Records that the element writes row `row` of `chunk` at `tick`, in row marks only: for
+    /// paths that hand out single rows after [`WorldQuery::fetch`] stamped the chunk, where
+    /// [`WorldQuery::keeps_row_marks`] holds.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::mark_rows`] for `row..row + 1`, after `fetch` for this chunk and tick.
+    #[inline(always)]
+    unsafe fn mark_row(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _row: usize, _tick: Tick) {}
+
+    /// Whether the element writes a column that keeps row marks in `chunk`: then a path that
+    /// hands out single rows (`iter`) calls [`WorldQuery::mark_rows`] for each. `false` lets
+    /// it skip the call: [`WorldQuery::fetch`] has stamped the chunk column already, and a
+    /// type no `Changed` / `Added` reader asks about pays nothing per row.
+    #[inline(always)]
+    fn keeps_row_marks(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> bool {
+        false
     }
 
     /// Which rows of `chunk` the element keeps by enable bits (see the `enabled` module):
@@ -704,6 +800,30 @@ macro_rules! write_element {
             }
 
             #[inline(always)]
+            unsafe fn mark_rows(
+                column: &ArchetypeColumn,
+                chunk: &Chunk,
+                rows: std::ops::Range<usize>,
+                tick: Tick,
+            ) {
+                // SAFETY: the caller holds the write of these rows of `T`'s column that this
+                // element declared, `rows` is within the chunk, and `tick` is the running
+                // query's tick (caller contract).
+                unsafe { chunk.mark_rows_unchecked(column.index(), rows, tick) }
+            }
+
+            #[inline(always)]
+            fn keeps_row_marks(column: &ArchetypeColumn, chunk: &Chunk) -> bool {
+                chunk.keeps_change_marks(column.index())
+            }
+
+            #[inline(always)]
+            unsafe fn mark_row(column: &ArchetypeColumn, chunk: &Chunk, row: usize, tick: Tick) {
+                // SAFETY: forwarded caller contract; `fetch` stamped the column with `tick`.
+                unsafe { chunk.mark_row_unchecked(column.index(), row, tick) }
+            }
+
+            #[inline(always)]
             unsafe fn item<'w>(fetch: &mut NonNull<$T>, row: usize) -> &'w mut $T {
                 // SAFETY: `row < len` and this row is yielded once while alive (caller contract).
                 unsafe { fetch.add(row).as_mut() }
@@ -820,6 +940,34 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     }
 
     #[inline(always)]
+    unsafe fn mark_rows(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        rows: std::ops::Range<usize>,
+        tick: Tick,
+    ) {
+        if let Some(c) = cached {
+            // SAFETY: forwarded caller contract.
+            unsafe { Q::mark_rows(c, chunk, rows, tick) }
+        }
+    }
+
+    #[inline(always)]
+    fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+        cached
+            .as_ref()
+            .is_some_and(|c| Q::keeps_row_marks(c, chunk))
+    }
+
+    #[inline(always)]
+    unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+        if let Some(c) = cached {
+            // SAFETY: forwarded caller contract.
+            unsafe { Q::mark_row(c, chunk, row, tick) }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
         // SAFETY: forwarded caller contract.
         fetch.as_mut().map(|f| unsafe { Q::item(f, row) })
@@ -856,7 +1004,53 @@ macro_rules! tuple_query {
             type State = ($($Q::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $Q::CHUNK_FILTERED)*;
+            const ROW_FILTERED: bool = false $(|| $Q::ROW_FILTERED)*;
             const ODD_WIDTH: bool = false $(|| $Q::ODD_WIDTH)*;
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn row_marks(state: &Self::State, out: &mut Vec<(ComponentId, RowMarks)>) {
+                $($Q::row_marks(&state.$i, out);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn rows_all_match(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+                true $(&& $Q::rows_all_match(&cached.$i, chunk, window))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn row_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
+                true $(&& $Q::row_matches(&cached.$i, chunk, row, window))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
+            unsafe fn mark_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, rows: std::ops::Range<usize>, tick: Tick) {
+                // SAFETY: forwarded caller contract, element by element.
+                unsafe { $($Q::mark_rows(&cached.$i, chunk, rows.clone(), tick);)* }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+                false $(|| $Q::keeps_row_marks(&cached.$i, chunk))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
+            unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
+                // SAFETY: forwarded caller contract, element by element.
+                unsafe { $($Q::mark_row(&cached.$i, chunk, row, tick);)* }
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn and_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+                $(if $Q::ROW_FILTERED && !$Q::rows_all_match(&cached.$i, chunk, window) {
+                    $Q::and_row_marks(&cached.$i, chunk, window, words);
+                })*
+            }
 
             #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
             fn init_state(components: &mut Components) -> Self::State {
@@ -886,8 +1080,8 @@ macro_rules! tuple_query {
 
             #[inline(always)]
             #[allow(unused_variables, reason = "the empty tuple")]
-            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
-                true $(&& $Q::chunk_matches(&cached.$i, chunk, last_seen))*
+            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+                true $(&& $Q::chunk_matches(&cached.$i, chunk, window))*
             }
 
             #[inline(always)]

@@ -1,11 +1,11 @@
 //! Query filters: [`With`], [`Without`], [`Changed`] and [`Or`].
 //!
 //! Filters sit in the query tuple beside the data elements and yield `()`. `With` and `Without`
-//! only narrow the archetype masks, so they cost nothing per chunk. `Changed<T>` works at chunk
-//! granularity, like Unity Entities' change versions: a chunk passes when its `T` column was
-//! written through `RefRW` (or `get_mut`, or an overwriting `insert`), or rows were added to or
-//! moved within it, since the running query state last ran. A write to one entity therefore
-//! marks its whole chunk as changed.
+//! only narrow the archetype masks, so they cost nothing per chunk. `Changed<T>` is row-precise:
+//! it passes the rows whose `T` was written (through `RefRW`, `get_mut`, an overwriting `insert`)
+//! or that were spawned with or gained `T` since the running query state last ran. A chunk with
+//! no such row is skipped in O(1) (its column tick); see `ecs_core::RowMarks` and
+//! docs/queries.md for the marks and their cost.
 //!
 //! For an enableable `T` (see the `enabled` module) a disabled `T` counts as absent: `With<T>`
 //! skips the row and `Without<T>` matches it.
@@ -13,7 +13,9 @@
 use std::any::type_name;
 use std::marker::PhantomData;
 
-use ecs_core::{Archetype, Chunk, Component, ComponentId, Components, Signature, Tick};
+use ecs_core::{
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, RowMarks, Signature, Tick,
+};
 
 use crate::access::{Access, AccessConflict};
 use crate::enabled::{slot_and, slot_of, slot_rows, Rows};
@@ -45,8 +47,8 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
-/// Matches the chunks whose `T` column changed since the query state last ran (see the module
-/// doc for the chunk granularity). A new query state sees every chunk as changed.
+/// Matches the rows whose `T` changed since the query state last ran (see the module doc).
+/// A new query state sees every row as changed.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -264,6 +266,11 @@ unsafe impl<T: Component> WorldQuery for Changed<T> {
     type ArchetypeFetch = usize;
 
     const CHUNK_FILTERED: bool = true;
+    const ROW_FILTERED: bool = true;
+
+    fn row_marks(id: &ComponentId, out: &mut Vec<(ComponentId, RowMarks)>) {
+        out.push((*id, RowMarks::CHANGED));
+    }
 
     fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
         required.insert(*id);
@@ -284,8 +291,23 @@ unsafe impl<T: Component> WorldQuery for Changed<T> {
     }
 
     #[inline]
-    fn chunk_matches(col: &usize, chunk: &Chunk, last_seen: Tick) -> bool {
-        chunk.changed_tick(*col) >= last_seen || chunk.structural_tick() >= last_seen
+    fn chunk_matches(col: &usize, chunk: &Chunk, window: ChangeWindow) -> bool {
+        chunk.changed_since(*col, window)
+    }
+
+    #[inline]
+    fn rows_all_match(col: &usize, chunk: &Chunk, window: ChangeWindow) -> bool {
+        chunk.all_changed_since(*col, window)
+    }
+
+    #[inline]
+    fn row_matches(col: &usize, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
+        chunk.row_changed_since(*col, row, window)
+    }
+
+    #[inline]
+    fn and_row_marks(col: &usize, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+        chunk.and_changed_rows(*col, window, words);
     }
 }
 
@@ -312,9 +334,43 @@ macro_rules! or_filter {
             type State = ($($F::State,)*);
 
             const CHUNK_FILTERED: bool = false $(|| $F::CHUNK_FILTERED)*;
+            const ROW_FILTERED: bool = false $(|| $F::ROW_FILTERED)*;
 
             fn init_state(components: &mut Components) -> Self::State {
                 ($($F::init_state(components),)*)
+            }
+
+            fn row_marks(state: &Self::State, out: &mut Vec<(ComponentId, RowMarks)>) {
+                $($F::row_marks(&state.$i, out);)*
+            }
+
+            #[inline]
+            fn rows_all_match(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+                false $(|| cached.$i.as_ref().is_some_and(|c| {
+                    $F::chunk_matches(c, chunk, window) && $F::rows_all_match(c, chunk, window)
+                }))*
+            }
+
+            #[inline]
+            fn row_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
+                false $(|| cached.$i.as_ref().is_some_and(|c| {
+                    $F::chunk_matches(c, chunk, window) && $F::row_matches(c, chunk, row, window)
+                }))*
+            }
+
+            fn and_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
+                // A row passes if some element passes it: OR the elements' masks.
+                let mut any = vec![0u64; words.len()];
+                $(if let Some(c) = cached.$i.as_ref() {
+                    if $F::chunk_matches(c, chunk, window) {
+                        let mut these = words.to_vec();
+                        if $F::ROW_FILTERED && !$F::rows_all_match(c, chunk, window) {
+                            $F::and_row_marks(c, chunk, window, &mut these);
+                        }
+                        any.iter_mut().zip(&these).for_each(|(a, t)| *a |= t);
+                    }
+                })*
+                words.iter_mut().zip(&any).for_each(|(w, a)| *w &= a);
             }
 
             fn update_access(state: &Self::State, access: &mut Access, c: &Components) -> Result<(), AccessConflict> {
@@ -332,8 +388,8 @@ macro_rules! or_filter {
             }
 
             #[inline]
-            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, last_seen: Tick) -> bool {
-                false $(|| cached.$i.as_ref().is_some_and(|c| $F::chunk_matches(c, chunk, last_seen)))*
+            fn chunk_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
+                false $(|| cached.$i.as_ref().is_some_and(|c| $F::chunk_matches(c, chunk, window)))*
             }
 
             #[inline(always)]

@@ -5,7 +5,7 @@ use std::any::{type_name, TypeId};
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 
-use ecs_core::{Archetype, Chunk, Component, Entity, Tick, World};
+use ecs_core::{Archetype, ChangeWindow, Chunk, Component, Entity, Tick, World};
 
 use crate::access::Access;
 use crate::enabled::{RowMask, Rows};
@@ -59,6 +59,11 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery =
     arch: Option<&'w Archetype>,
     chunks: std::slice::Iter<'w, Chunk>,
     fetch: Option<D::Fetch>,
+    /// The chunk being walked, and whether a writer keeps row marks in it: then each row
+    /// handed out is marked (types no change filter reads are stamped once per chunk, by
+    /// `fetch`).
+    chunk: Option<&'w Chunk>,
+    mark_each: bool,
     row: usize,
     len: usize,
     remaining: usize,
@@ -106,7 +111,7 @@ where
                 } else {
                     arch.chunks()
                         .iter()
-                        .map(|c| state.enabled_count(k, c))
+                        .map(|c| state.passing_count(k, c, None))
                         .sum()
                 }
             })
@@ -118,6 +123,8 @@ where
             arch: None,
             chunks: [].iter(),
             fetch: None,
+            chunk: None,
+            mark_each: false,
             row: 0,
             len: 0,
             remaining,
@@ -137,13 +144,22 @@ where
 
     #[inline]
     fn next(&mut self) -> Option<D::Item<'w>> {
+        let window = ChangeWindow::new(self.tick, self.last_seen);
         loop {
             if self.row < self.len {
                 let row = self.row;
                 self.row += 1;
                 self.remaining = self.remaining.saturating_sub(1);
+                if self.mark_each {
+                    let chunk = self.chunk.expect("set with `fetch`");
+                    let k = self.next_archetype - 1;
+                    // SAFETY: `row < len` of the chunk `fetch` was made for (and stamped),
+                    // handed out just below; access and `tick` are the creator's contract.
+                    unsafe { D::mark_row(self.state.cached(k), chunk, row, self.tick) };
+                }
                 // SAFETY: invariant 1 makes `fetch` present for this chunk, `row < len`, and
-                // each row is yielded once (invariant 2); access is the creator's contract.
+                // each row is yielded once (invariant 2); access and `tick` are the creator's
+                // contract.
                 return Some(unsafe { D::item(self.fetch.as_mut().unwrap_unchecked(), row) });
             }
             if self.masked {
@@ -157,12 +173,12 @@ where
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
                 let k = self.next_archetype - 1;
-                if !state.chunk_passes(k, chunk, self.last_seen) {
-                    let skipped = state.enabled_count(k, chunk);
+                if !state.chunk_passes(k, chunk, window) {
+                    let skipped = state.passing_count(k, chunk, None);
                     self.remaining = self.remaining.saturating_sub(skipped);
                     continue;
                 }
-                let rows = state.chunk_rows(k, chunk);
+                let rows = state.chunk_rows(k, chunk, Some(window));
                 if rows == Rows::None {
                     continue;
                 }
@@ -171,11 +187,13 @@ where
                 // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
                 // which owns `chunk`; access and `tick` are the creator's contract.
                 self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                self.chunk = Some(chunk);
+                self.mark_each = D::keeps_row_marks(state.cached(k), chunk);
                 if rows == Rows::All {
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
-                    state.fill_mask(k, chunk, &mut self.mask);
+                    state.fill_mask(k, chunk, Some(window), &mut self.mask);
                     let (start, end) = self.mask.next_run(0).unwrap_or((0, 0));
                     (self.row, self.len) = (start, end);
                     self.masked = true;
@@ -192,7 +210,7 @@ where
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         // Without change filters nothing is skipped and `remaining` is exact.
-        let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED;
+        let exact = !Q::CHUNK_FILTERED && !F::CHUNK_FILTERED && !QueryState::<Q, F>::ROW_FILTERED;
         (if exact { self.remaining } else { 0 }, Some(self.remaining))
     }
 }
@@ -277,8 +295,12 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         chunk: &'w Chunk,
         tick: Tick,
     ) -> Self {
-        // SAFETY: forwarded caller contract.
-        let fetch = unsafe { Q::fetch(cached, chunk, tick) };
+        // SAFETY: forwarded caller contract; the view hands out every row of the chunk, so
+        // every row is marked (a bulk stamp).
+        let fetch = unsafe {
+            Q::mark_rows(cached, chunk, 0..chunk.len(), tick);
+            Q::fetch(cached, chunk, tick)
+        };
         Self {
             world,
             access,

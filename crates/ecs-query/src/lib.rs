@@ -2,7 +2,7 @@
 //!
 //! A query is a tuple type: data elements ([`RefRO<T>`] / `&T` read, [`RefRW<T>`] / `&mut T`
 //! write, [`Entity`](ecs_core::Entity), `Option<..>`) and filters ([`With`], [`Without`],
-//! [`Changed`], [`Or`]). Matching is two bitset tests per archetype, done once per archetype and
+//! [`Changed`], [`Added`], [`Or`]). Matching is two bitset tests per archetype, done once per archetype and
 //! cached in a [`QueryState`]; iteration then walks each matched chunk's columns as slices.
 //! Enableable components (`World::register_enableable`) add per-row enable bits: a disabled
 //! `T` counts as absent, [`Disabled`] selects it, [`IgnoreEnabled`] looks past the bits, and
@@ -48,6 +48,11 @@
 //! ```
 
 mod access;
+#[expect(
+    unsafe_code,
+    reason = "implements the unsafe WorldQuery trait for the Added filter"
+)]
+mod added;
 mod cache;
 #[expect(
     unsafe_code,
@@ -83,6 +88,7 @@ mod state;
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
+pub use added::Added;
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
 pub use enabled::{
     Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch, Rows,

@@ -196,7 +196,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         for (k, id) in self.matched_archetypes().iter().enumerate() {
             let arch = &archetypes[id.index()];
             for chunk in arch.chunks() {
-                if !self.chunk_passes(k, chunk, ticks.last_seen()) {
+                let window = ticks.window();
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
                 let cached = self.cached(k);
@@ -206,12 +207,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     Split::Rows(rows) => rows.next_multiple_of(64),
                     Split::Chunks => chunk.len().max(1),
                 };
-                let rows = self.chunk_rows(k, chunk);
+                let rows = self.chunk_rows(k, chunk, Some(window));
                 if rows == Rows::None {
                     continue;
                 }
                 if rows == Rows::Some {
-                    self.fill_mask(k, chunk, &mut mask);
+                    self.fill_mask(k, chunk, Some(window), &mut mask);
                 }
                 let mut start = 0;
                 while start < chunk.len() {
@@ -351,9 +352,10 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     ticks.tick(),
                 )
             };
-            let mask = (self.chunk_rows(task.k, task.chunk) == Rows::Some).then(|| {
+            let window = Some(ticks.window());
+            let mask = (self.chunk_rows(task.k, task.chunk, window) == Rows::Some).then(|| {
                 let mut mask = RowMask::default();
-                self.fill_mask(task.k, task.chunk, &mut mask);
+                self.fill_mask(task.k, task.chunk, window, &mut mask);
                 mask
             });
             f(view.with_mask(mask));
@@ -501,6 +503,9 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     // SAFETY: forwarded caller contract; stamping a chunk's tick from two tasks is idempotent.
     let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
     let Some(words) = &task.mask else {
+        // SAFETY: the task's rows are this task's only (a bulk stamp when they are the whole
+        // chunk, which then is one task); the chunk tick store is idempotent across tasks.
+        unsafe { D::mark_rows(task.cached, task.chunk, task.rows.clone(), ticks.tick()) };
         for row in task.rows.clone() {
             // SAFETY: `row < chunk.len()`, and the row is in this task only.
             f(unsafe { D::item(&mut fetch, row) });
@@ -513,7 +518,10 @@ unsafe fn run_rows<'w, D: WorldQuery>(
             let row = task.rows.start + i * 64 + bits.trailing_zeros() as usize;
             bits &= bits - 1;
             // SAFETY: a set bit is a passing row below `rows.end <= chunk.len()` (the mask
-            // holds no bit past the chunk's rows), and the row is in this task only.
+            // holds no bit past the chunk's rows), and the row is in this task only, so only
+            // this task marks it.
+            unsafe { D::mark_rows(task.cached, task.chunk, row..row + 1, ticks.tick()) };
+            // SAFETY: as above.
             f(unsafe { D::item(&mut fetch, row) });
         }
     }

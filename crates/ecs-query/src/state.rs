@@ -13,7 +13,8 @@
 use std::any::type_name;
 
 use ecs_core::{
-    Archetype, ArchetypeId, Chunk, ComponentId, Components, Entity, Signature, Tick, World, WorldId,
+    Archetype, ArchetypeId, ChangeWindow, Chunk, ComponentId, Components, Entity, Signature, Tick,
+    World, WorldId,
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
@@ -69,6 +70,11 @@ impl RunTicks {
     /// Change filters pass what was stamped at or after this tick.
     pub fn last_seen(self) -> Tick {
         self.last_seen
+    }
+
+    /// The window change filters pass in this run.
+    pub fn window(self) -> ChangeWindow {
+        ChangeWindow::new(self.tick, self.last_seen)
     }
 }
 
@@ -130,6 +136,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let components = world.components_mut();
             (Q::init_state(components), F::init_state(components))
         };
+        // Row marks are switched on for the types this query's change filters read.
+        let mut marks = Vec::new();
+        Q::row_marks(&query, &mut marks);
+        F::row_marks(&filter, &mut marks);
+        for (id, m) in marks {
+            world.enable_row_marks(id, m);
+        }
         Self::from_states(world, world.components(), query, filter)
     }
 
@@ -366,40 +379,90 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through.
+    /// Whether the query filters single rows (a `Changed` or `Added` filter).
+    pub(crate) const ROW_FILTERED: bool = Q::ROW_FILTERED || F::ROW_FILTERED;
+
+    /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through
+    /// (the O(1) test: some row may pass).
     #[inline(always)]
-    pub(crate) fn chunk_passes(&self, k: usize, chunk: &Chunk, last_seen: Tick) -> bool {
+    pub(crate) fn chunk_passes(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> bool {
         let (q, f) = &self.cached[k];
-        Q::chunk_matches(q, chunk, last_seen) && F::chunk_matches(f, chunk, last_seen)
+        Q::chunk_matches(q, chunk, window) && F::chunk_matches(f, chunk, window)
     }
 
-    /// Where the query's columns sit in the `k`-th matched archetype's chunks.
-    /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits.
+    /// Whether every row of a chunk that passed `chunk_passes` passes (no row filter, or a
+    /// bulk stamp in the window).
     #[inline(always)]
-    pub(crate) fn chunk_rows(&self, k: usize, chunk: &Chunk) -> Rows {
+    pub(crate) fn rows_all_pass(&self, k: usize, chunk: &Chunk, window: ChangeWindow) -> bool {
         let (q, f) = &self.cached[k];
-        Q::enabled_rows(q, chunk).and(F::enabled_rows(f, chunk))
+        !Self::ROW_FILTERED
+            || (Q::rows_all_match(q, chunk, window) && F::rows_all_match(f, chunk, window))
     }
 
-    /// Fills `mask` with the rows of `chunk` (of matched archetype `k`) that pass by enable
-    /// bits: for chunks where `chunk_rows` is [`Rows::Some`].
+    /// Whether row `row` of a chunk that passed `chunk_passes` passes.
+    #[inline(always)]
+    pub(crate) fn row_passes(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        row: usize,
+        window: ChangeWindow,
+    ) -> bool {
+        let (q, f) = &self.cached[k];
+        Q::row_matches(q, chunk, row, window) && F::row_matches(f, chunk, row, window)
+    }
+
+    /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits and, for a chunk
+    /// that passed `chunk_passes` in `window`, by row marks; `None` for enable bits only.
+    #[inline(always)]
+    pub(crate) fn chunk_rows(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>) -> Rows {
+        let (q, f) = &self.cached[k];
+        let rows = Q::enabled_rows(q, chunk).and(F::enabled_rows(f, chunk));
+        match window {
+            Some(window) if rows != Rows::None && !self.rows_all_pass(k, chunk, window) => {
+                Rows::Some
+            }
+            _ => rows,
+        }
+    }
+
+    /// Fills `mask` with the rows of `chunk` (of matched archetype `k`) that `chunk_rows`
+    /// passes, for chunks where it answered [`Rows::Some`].
     #[inline]
-    pub(crate) fn fill_mask(&self, k: usize, chunk: &Chunk, mask: &mut RowMask) {
+    pub(crate) fn fill_mask(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        window: Option<ChangeWindow>,
+        mask: &mut RowMask,
+    ) {
         let (q, f) = &self.cached[k];
+        let window = window.filter(|&w| !self.rows_all_pass(k, chunk, w));
         mask.fill(chunk.len(), |words| {
             Q::and_rows(q, chunk, words);
             F::and_rows(f, chunk, words);
+            let Some(window) = window else { return };
+            Q::and_row_marks(q, chunk, window, words);
+            F::and_row_marks(f, chunk, window, words);
         });
     }
 
-    /// How many rows of `chunk` pass by enable bits (change filters aside).
-    pub(crate) fn enabled_count(&self, k: usize, chunk: &Chunk) -> usize {
-        match self.chunk_rows(k, chunk) {
+    /// How many rows of `chunk` pass by enable bits and, given `window`, by change filters.
+    pub(crate) fn passing_count(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        window: Option<ChangeWindow>,
+    ) -> usize {
+        if window.is_some_and(|w| !self.chunk_passes(k, chunk, w)) {
+            return 0;
+        }
+        match self.chunk_rows(k, chunk, window) {
             Rows::All => chunk.len(),
             Rows::None => 0,
             Rows::Some => {
                 let mut mask = RowMask::default();
-                self.fill_mask(k, chunk, &mut mask);
+                self.fill_mask(k, chunk, window, &mut mask);
                 mask.count()
             }
         }
@@ -588,6 +651,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub(crate) fn count_at(&self, world: &World) -> usize {
         self.check_world(world);
         let archetypes = world.archetypes();
+        let window = ChangeWindow::new(world.change_tick(), self.last_seen);
         self.matched
             .iter()
             .enumerate()
@@ -595,8 +659,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 archetypes[id.index()]
                     .chunks()
                     .iter()
-                    .filter(|c| self.chunk_passes(k, c, self.last_seen))
-                    .map(|c| self.enabled_count(k, c))
+                    .map(|c| self.passing_count(k, c, Some(window)))
                     .sum::<usize>()
             })
             .sum()
@@ -698,16 +761,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
     {
         self.check_world(world);
-        let RunTicks { tick, last_seen } = ticks;
+        let tick = ticks.tick;
+        let window = ticks.window();
         let archetypes = world.archetypes();
         let mut mask = RowMask::default();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(k, chunk, last_seen) {
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
-                let rows = self.chunk_rows(k, chunk);
+                let rows = self.chunk_rows(k, chunk, Some(window));
                 if rows == Rows::None {
                     continue;
                 }
@@ -716,13 +780,20 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 // rows are handed out once each, and exclusivity is the caller's contract.
                 let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
                 if rows == Rows::All {
-                    // SAFETY: as above, for rows `0..len`.
-                    unsafe { D::for_each_row(&mut fetch, chunk.len(), &mut f) };
+                    // SAFETY: as above, for rows `0..len`, each marked as written (O(1): a
+                    // bulk stamp where the column keeps row marks).
+                    unsafe {
+                        D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+                        D::for_each_row(&mut fetch, chunk.len(), &mut f);
+                    }
                     continue;
                 }
-                self.fill_mask(k, chunk, &mut mask);
+                self.fill_mask(k, chunk, Some(window), &mut mask);
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {
+                    // SAFETY: `start..end` is within the chunk (the mask has no bits past
+                    // `len`) and its rows are handed out just below, once each.
+                    unsafe { D::mark_rows(cached, chunk, start..end, tick) };
                     for row in start..end {
                         // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
                         // are disjoint, so each row is handed out once.
@@ -773,20 +844,24 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         mut f: impl FnMut(ChunkView<'_, Q>),
     ) {
         self.check_world(world);
-        let RunTicks { tick, last_seen } = ticks;
+        let tick = ticks.tick;
+        let window = ticks.window();
         let archetypes = world.archetypes();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(k, chunk, last_seen) {
+                if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
-                let mask = match self.chunk_rows(k, chunk) {
+                let mask = match self.chunk_rows(k, chunk, Some(window)) {
                     Rows::None => continue,
                     Rows::All => None,
                     Rows::Some => {
                         let mut mask = RowMask::default();
-                        self.fill_mask(k, chunk, &mut mask);
+                        self.fill_mask(k, chunk, Some(window), &mut mask);
+                        if mask.count() == 0 {
+                            continue;
+                        }
                         Some(mask)
                     }
                 };
@@ -852,6 +927,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         // SAFETY: `cached[k]` was found in the archetype that owns `chunk` (invariant 2);
         // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
         unsafe {
+            D::mark_rows(self.cached(k), chunk, row..row + 1, ticks.tick);
             let mut fetch = D::fetch(self.cached(k), chunk, ticks.tick);
             Ok(D::item(&mut fetch, row))
         }
@@ -886,15 +962,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         };
         let (c, row) = arch.split_row(loc.row as usize);
         let chunk = &arch.chunks()[c];
-        if !self.chunk_passes(k, chunk, ticks.last_seen) {
+        let window = ticks.window();
+        if !self.chunk_passes(k, chunk, window) || !self.row_passes(k, chunk, row, window) {
             return Err(no_match);
         }
-        let passes = match self.chunk_rows(k, chunk) {
+        let passes = match self.chunk_rows(k, chunk, None) {
             Rows::All => true,
             Rows::None => false,
             Rows::Some => {
                 let mut mask = RowMask::default();
-                self.fill_mask(k, chunk, &mut mask);
+                self.fill_mask(k, chunk, None, &mut mask);
                 mask.words()[row / 64] & (1 << (row % 64)) != 0
             }
         };

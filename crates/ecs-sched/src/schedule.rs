@@ -465,6 +465,8 @@ impl Schedule {
     /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
         self.build()?;
+        // O(1) unless 2^30 ticks passed: keeps 32-bit row ticks from wrapping.
+        world.check_change_ticks();
         let frame_start = Instant::now();
         self.skipped.clear();
         for cell in &mut self.systems {

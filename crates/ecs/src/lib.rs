@@ -146,7 +146,7 @@ pub mod prelude {
     };
     pub use ecs_macros::{Bundle, Query};
     pub use ecs_query::{
-        Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW,
+        Added, Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW,
         SharedQuery, With, Without,
     };
     pub use ecs_sched::{

@@ -345,7 +345,7 @@ fn queries_doc_example() {
 
 /// Every rule of the "Change detection" section, checked on three chunks of 682 rows.
 #[test]
-fn change_detection_is_chunk_granular_as_documented() {
+fn change_detection_is_row_precise_as_documented() {
     // Two `f32`s each, as in the docs: 682 rows per 16 KiB chunk.
     #[derive(Clone, Copy)]
     struct Position([f32; 2]);
@@ -362,24 +362,24 @@ fn change_detection_is_chunk_granular_as_documented() {
     assert_eq!(world.get::<Velocity>(ids[0]).unwrap().0, [1.0, 0.0]);
     assert_eq!(world.archetypes()[1].layout().capacity(), 682);
 
-    // A new state sees every chunk; then nothing until something stamps.
+    // A new state sees every row; then nothing until something writes.
     assert_eq!(seen(&world), 2000);
     assert_eq!(seen(&world), 0);
 
-    // One write marks its whole chunk (row 700 is in chunk 1, rows 682..1364).
+    // One write marks its row only.
     world.get_mut::<Position>(ids[700]).unwrap().0[0] = 0.0;
-    assert_eq!(seen(&world), 682);
+    assert_eq!(seen(&world), 1);
 
     // `count` is not a run: it sees the same window and leaves it open.
     world.get_mut::<Position>(ids[0]).unwrap().0[0] = 0.0;
     let mut counter = QueryState::<(Entity, Changed<Position>)>::new(&mut world);
     counter.iter(&world).count();
     world.get_mut::<Position>(ids[1]).unwrap().0[0] = 0.0;
-    assert_eq!(counter.count(&world), 682);
-    assert_eq!(counter.count(&world), 682);
-    assert_eq!(seen(&world), 682);
+    assert_eq!(counter.count(&world), 1);
+    assert_eq!(counter.count(&world), 1);
+    assert_eq!(seen(&world), 2);
 
-    // A `RefRW` query stamps every chunk it reaches, even if it writes nothing.
+    // A `RefRW` loop marks every row it hands out, even if it writes nothing.
     QueryState::<RefRW<Position>>::new(&mut world).for_each(&mut world, |_| {});
     assert_eq!(seen(&world), 2000);
 
@@ -389,16 +389,16 @@ fn change_detection_is_chunk_granular_as_documented() {
     assert_eq!(own.iter_mut(&mut world).count(), 0);
     assert_eq!(seen(&world), 2000);
 
-    // An overwriting insert stamps the entity's chunk only.
+    // An overwriting insert marks the entity's row only.
     world.insert(ids[1500], (Position([1.0, 1.0]),)).unwrap();
-    assert_eq!(seen(&world), 2000 - 1364);
+    assert_eq!(seen(&world), 1);
 
-    // Removing the last row stamps nothing; removing a middle row stamps the chunk a row moved into.
+    // Removals are not changes, and a row moved to fill a hole keeps its own tick.
     let last = *ids.last().unwrap();
     world.despawn(last).unwrap();
     assert_eq!(seen(&world), 0);
     world.despawn(ids[10]).unwrap();
-    assert_eq!(seen(&world), 682);
+    assert_eq!(seen(&world), 0);
 
     // A one-shot query is a new state every time, so it sees every chunk.
     assert_eq!(

@@ -5,7 +5,7 @@ use std::any::{type_name, TypeId};
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 
-use ecs_core::{Archetype, ChangeWindow, Chunk, Component, Entity, Tick, World};
+use ecs_core::{Archetype, ChangeWindow, Chunk, Component, ComponentId, Entity, Tick, World};
 
 use crate::access::Access;
 use crate::enabled::{RowMask, Rows};
@@ -485,19 +485,28 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         unsafe { ptr.as_mut() }
     }
 
+    /// `T`'s id, after checking that the query writes `T` (or, for `write == false`, reads
+    /// it); panics naming the query and `T` otherwise.
+    fn accessed_id<T: Component>(&self, write: bool) -> ComponentId {
+        let id = self.world.components().id_of(TypeId::of::<T>());
+        match id {
+            Some(id)
+                if self.access.writes().contains(id)
+                    || (!write && self.access.reads().contains(id)) =>
+            {
+                id
+            }
+            _ => panic!(
+                "query `{}` does not {} `{}`",
+                type_name::<Q>(),
+                if write { "write" } else { "access" },
+                type_name::<T>()
+            ),
+        }
+    }
+
     fn chunk_value_ptr<C: Component>(&self, write: bool) -> std::ptr::NonNull<C> {
-        let id = self.world.components().id_of(TypeId::of::<C>());
-        let allowed = id.is_some_and(|id| {
-            self.access.writes().contains(id) || (!write && self.access.reads().contains(id))
-        });
-        assert!(
-            allowed,
-            "query `{}` does not {} `{}`",
-            type_name::<Q>(),
-            if write { "write" } else { "access" },
-            type_name::<C>()
-        );
-        let id = id.expect("checked");
+        let id = self.accessed_id::<C>(write);
         let Some(slot) = self.arch.chunk_value_slot(id) else {
             panic!("`{}` is not a chunk component", type_name::<C>())
         };
@@ -508,18 +517,8 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
     }
 
     fn column_base<T: Component>(&self, write: bool) -> *mut u8 {
-        let id = self.world.components().id_of(TypeId::of::<T>());
-        let allowed = id.is_some_and(|id| {
-            self.access.writes().contains(id) || (!write && self.access.reads().contains(id))
-        });
-        assert!(
-            allowed,
-            "query `{}` does not {} `{}`",
-            type_name::<Q>(),
-            if write { "write" } else { "access" },
-            type_name::<T>()
-        );
-        let Some(col) = self.arch.column(id.expect("checked")) else {
+        let id = self.accessed_id::<T>(write);
+        let Some(col) = self.arch.column(id) else {
             panic!(
                 "this chunk has no `{}` column: the query takes it as optional; use \
                  `columns()`, which gives `Option<&[T]>` for optional elements",

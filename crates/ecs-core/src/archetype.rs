@@ -273,6 +273,7 @@ impl Archetype {
 
     /// Carries the row marks of row `from` of `src` to row `to` of `dst`, column by column
     /// along `src_to_dst` (`REMOVED`-free entries only), for a row moved between archetypes.
+    #[inline]
     pub(crate) fn carry_marks(
         src: &Archetype,
         from: RowAddr,
@@ -294,7 +295,22 @@ impl Archetype {
 
     /// Records that the values of `cols` at `addr` were written at `tick` (and, if `added`,
     /// that the row gained them then).
+    #[inline(always)]
     pub(crate) fn stamp_row(&mut self, addr: RowAddr, cols: &[u32], added: bool, tick: u64) {
+        if self.any_marks {
+            self.stamp_row_marks(addr, cols, added, tick);
+            return;
+        }
+        // The common case, on every insert and remove: one chunk tick store per column.
+        let chunk = &mut self.chunks[addr.chunk];
+        for &c in cols {
+            chunk.mark_changed(c as usize, tick);
+        }
+    }
+
+    /// [`Archetype::stamp_row`] where some column keeps row marks.
+    #[inline(never)]
+    fn stamp_row_marks(&mut self, addr: RowAddr, cols: &[u32], added: bool, tick: u64) {
         let chunk = &mut self.chunks[addr.chunk];
         for &c in cols {
             let c = c as usize;
@@ -308,10 +324,16 @@ impl Archetype {
     }
 
     /// Copies the row marks of the row at `from` to `to`, both of this archetype.
+    #[inline(always)]
     fn move_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
-        if !self.any_marks {
-            return;
+        if self.any_marks {
+            self.move_row_marks(from, to, now);
         }
+    }
+
+    /// [`Archetype::move_marks`] where some column keeps row marks.
+    #[inline(never)]
+    fn move_row_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
         for c in 0..self.columns.len() {
             if self.marks[c] != RowMarks::NONE {
                 let ticks = self.chunks[from.chunk].row_marks(c, from.r, now);

@@ -233,11 +233,19 @@ pub(crate) fn retire_row(chunks: &mut [Chunk], from: (usize, usize), to: (usize,
 /// Copies the enable bit of every enableable column that row `from` of `src` and row `to`
 /// of `dst` share: a row moving to another archetype keeps its bits (`to` was just pushed,
 /// enabled).
-#[inline]
+#[inline(always)]
 pub(crate) fn carry_row_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    // Checked here, inlined into every move, so archetypes without enableable types (most)
+    // pay two loads and no call.
     if dst.enable_ids().is_empty() || src.enable_ids().is_empty() {
         return;
     }
+    carry_enable_bits(src, from, dst, to);
+}
+
+/// The body of [`carry_row_bits`] for archetypes that both keep enable bits.
+#[inline(never)]
+fn carry_enable_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
     let (sc, sr) = src.split_row(from);
     let (dc, dr) = dst.split_row(to);
     let src_chunk = &src.chunks()[sc];

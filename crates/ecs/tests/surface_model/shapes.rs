@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use ecs::prelude::*;
 use ecs::query::{QueryFilter, WorldQuery};
 
-use super::{code, Harness, Kind, Label, Row, Small, Tracked, Wide, Zst, ABSENT, LABEL, SMALL};
-use super::{TRACKED, WIDE, ZST};
+use super::{code, Harness, Kind, Name, Num, Row, Tracked, Wide, Zst, ABSENT};
+use super::{NAME, NUM, TRACKED, WIDE, ZST};
 
 /// How a query is run.
 #[derive(Clone, Copy, Debug)]
@@ -73,21 +73,21 @@ impl Shape for ReadTracked {
     }
 }
 
-/// `(Entity, RefRW<Small>, Option<RefRO<Label>>)` with `With<Zst>`.
-struct WriteSmallWithZst;
-impl Shape for WriteSmallWithZst {
-    type Q = (Entity, RefRW<Small>, Option<RefRO<Label>>);
+/// `(Entity, RefRW<Num>, Option<RefRO<Name>>)` with `With<Zst>`.
+struct WriteNumWithZst;
+impl Shape for WriteNumWithZst {
+    type Q = (Entity, RefRW<Num>, Option<RefRO<Name>>);
     type F = With<Zst>;
-    const WRITES: &'static [usize] = &[SMALL];
+    const WRITES: &'static [usize] = &[NUM];
     fn matches(row: &Row) -> bool {
-        has(row, SMALL) && has(row, ZST)
+        has(row, NUM) && has(row, ZST)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, SMALL), optional(row, LABEL)]
+        vec![value(row, NUM), optional(row, NAME)]
     }
-    fn observe((e, s, l): (Entity, &mut Small, Option<&Label>), seed: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s, l): (Entity, &mut Num, Option<&Name>), seed: u32) -> (Entity, Vec<u64>) {
         let seen = vec![s.read(), read_opt(l)];
-        s.write(seed);
+        s.mutate(seed);
         (e, seen)
     }
 }
@@ -108,29 +108,29 @@ impl Shape for WideWithoutTracked {
     }
 }
 
-/// `(Entity, Option<RefRO<Small>>)` with `Or<(With<Tracked>, With<Label>)>`.
-struct OptSmallOr;
-impl Shape for OptSmallOr {
-    type Q = (Entity, Option<RefRO<Small>>);
-    type F = Or<(With<Tracked>, With<Label>)>;
+/// `(Entity, Option<RefRO<Num>>)` with `Or<(With<Tracked>, With<Name>)>`.
+struct OptNumOr;
+impl Shape for OptNumOr {
+    type Q = (Entity, Option<RefRO<Num>>);
+    type F = Or<(With<Tracked>, With<Name>)>;
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) || has(row, LABEL)
+        has(row, TRACKED) || has(row, NAME)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![optional(row, SMALL)]
+        vec![optional(row, NUM)]
     }
-    fn observe((e, s): (Entity, Option<&Small>), _: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s): (Entity, Option<&Num>), _: u32) -> (Entity, Vec<u64>) {
         (e, vec![read_opt(s)])
     }
 }
 
-/// `Entity` with `(With<Tracked>, Without<Small>)`.
-struct EntitiesTrackedNotSmall;
-impl Shape for EntitiesTrackedNotSmall {
+/// `Entity` with `(With<Tracked>, Without<Num>)`.
+struct EntitiesTrackedNotNum;
+impl Shape for EntitiesTrackedNotNum {
     type Q = Entity;
-    type F = (With<Tracked>, Without<Small>);
+    type F = (With<Tracked>, Without<Num>);
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) && !has(row, SMALL)
+        has(row, TRACKED) && !has(row, NUM)
     }
     fn expect(_: &Row) -> Vec<u64> {
         Vec::new()
@@ -140,62 +140,59 @@ impl Shape for EntitiesTrackedNotSmall {
     }
 }
 
-/// `(Entity, RefRW<Tracked>, RefRO<Label>)`.
-struct WriteTrackedReadLabel;
-impl Shape for WriteTrackedReadLabel {
-    type Q = (Entity, RefRW<Tracked>, RefRO<Label>);
+/// `(Entity, RefRW<Tracked>, RefRO<Name>)`.
+struct WriteTrackedReadName;
+impl Shape for WriteTrackedReadName {
+    type Q = (Entity, RefRW<Tracked>, RefRO<Name>);
     type F = ();
     const WRITES: &'static [usize] = &[TRACKED];
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) && has(row, LABEL)
+        has(row, TRACKED) && has(row, NAME)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, TRACKED), value(row, LABEL)]
+        vec![value(row, TRACKED), value(row, NAME)]
     }
-    fn observe((e, t, l): (Entity, &mut Tracked, &Label), seed: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, t, l): (Entity, &mut Tracked, &Name), seed: u32) -> (Entity, Vec<u64>) {
         let seen = vec![t.read(), l.read()];
-        t.write(seed);
+        t.mutate(seed);
         (e, seen)
     }
 }
 
-/// `(Entity, RefRO<Small>)` with `Changed<Small>`, one-shot only.
-struct ChangedSmall;
-impl Shape for ChangedSmall {
-    type Q = (Entity, RefRO<Small>);
-    type F = Changed<Small>;
+/// `(Entity, RefRO<Num>)` with `Changed<Num>`, one-shot only.
+struct ChangedNum;
+impl Shape for ChangedNum {
+    type Q = (Entity, RefRO<Num>);
+    type F = Changed<Num>;
     const CACHEABLE: bool = false;
     fn matches(row: &Row) -> bool {
-        has(row, SMALL)
+        has(row, NUM)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, SMALL)]
+        vec![value(row, NUM)]
     }
-    fn observe((e, s): (Entity, &Small), _: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s): (Entity, &Num), _: u32) -> (Entity, Vec<u64>) {
         (e, vec![s.read()])
     }
 }
 
-/// `(Entity, RefRW<Wide>, Option<RefRW<Label>>)` with `Without<Zst>`.
-struct WriteWideAndLabel;
-impl Shape for WriteWideAndLabel {
-    type Q = (Entity, RefRW<Wide>, Option<RefRW<Label>>);
+/// `(Entity, RefRW<Wide>, Option<RefRW<Name>>)` with `Without<Zst>`.
+struct WriteWideAndName;
+impl Shape for WriteWideAndName {
+    type Q = (Entity, RefRW<Wide>, Option<RefRW<Name>>);
     type F = Without<Zst>;
-    const WRITES: &'static [usize] = &[WIDE, LABEL];
+    const WRITES: &'static [usize] = &[WIDE, NAME];
     fn matches(row: &Row) -> bool {
         has(row, WIDE) && !has(row, ZST)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, WIDE), optional(row, LABEL)]
+        vec![value(row, WIDE), optional(row, NAME)]
     }
-    fn observe(
-        (e, w, l): (Entity, &mut Wide, Option<&mut Label>),
-        seed: u32,
-    ) -> (Entity, Vec<u64>) {
-        let seen = vec![w.read(), l.as_deref().map_or(ABSENT, Label::read)];
-        w.write(seed);
+    fn observe((e, w, l): (Entity, &mut Wide, Option<&mut Name>), seed: u32) -> (Entity, Vec<u64>) {
+        let seen = vec![w.read(), l.as_deref().map_or(ABSENT, Name::read)];
+        w.mutate(seed);
         if let Some(l) = l {
-            l.write(seed);
+            l.mutate(seed);
         }
         (e, seen)
     }
@@ -231,20 +228,24 @@ pub fn run_shape(
 ) {
     match shape % SHAPES {
         0 => run::<ReadTracked>(h, path, cached, target, seed),
-        1 => run::<WriteSmallWithZst>(h, path, cached, target, seed),
+        1 => run::<WriteNumWithZst>(h, path, cached, target, seed),
         2 => run::<WideWithoutTracked>(h, path, cached, target, seed),
-        3 => run::<OptSmallOr>(h, path, cached, target, seed),
-        4 => run::<EntitiesTrackedNotSmall>(h, path, cached, target, seed),
-        5 => run::<WriteTrackedReadLabel>(h, path, cached, target, seed),
-        6 => run::<ChangedSmall>(h, path, cached, target, seed),
-        7 => run::<WriteWideAndLabel>(h, path, cached, target, seed),
+        3 => run::<OptNumOr>(h, path, cached, target, seed),
+        4 => run::<EntitiesTrackedNotNum>(h, path, cached, target, seed),
+        5 => run::<WriteTrackedReadName>(h, path, cached, target, seed),
+        6 => run::<ChangedNum>(h, path, cached, target, seed),
+        7 => run::<WriteWideAndName>(h, path, cached, target, seed),
         _ => run::<Everything>(h, path, cached, target, seed),
     }
 }
 
 /// Applies a shape's writes of `seed` to the model row of `entity`.
 fn write_model<S: Shape>(h: &mut Harness, entity: Entity, seed: u32) {
-    let row = h.model.get_mut(&entity).expect("matched entities are live");
+    let row = h
+        .model
+        .rows
+        .get_mut(&entity)
+        .expect("matched entities are live");
     for &k in S::WRITES {
         if row[k].is_some() {
             row[k] = Some(code(k, seed));
@@ -256,6 +257,7 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
     let cached = cached && S::CACHEABLE;
     let expected: BTreeMap<Entity, Vec<u64>> = h
         .model
+        .rows
         .iter()
         .filter(|(_, row)| S::matches(row))
         .map(|(&e, row)| (e, S::expect(row)))
@@ -322,7 +324,7 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
                     .get(target)
                     .map(|item| S::observe(item, seed)),
             };
-            let want = match (h.model.get(&target), expected.get(&target)) {
+            let want = match (h.model.rows.get(&target), expected.get(&target)) {
                 (None, _) => Err(QueryError::NoSuchEntity(target)),
                 (Some(_), None) => Err(QueryError::NoMatch {
                     entity: target,

@@ -16,7 +16,8 @@
 //! - [`strategy`]: proptest strategies for picks and kind sets, and the case-count config;
 //! - [`pool`]: [`in_pool`], where `par_for_each` finds a thread pool that Miri accepts;
 //! - [`run`]: [`run_case`], which runs a sequence of operations with checks after each step
-//!   and balances the drop ledger at the end.
+//!   and balances the drop ledger at the end;
+//! - [`worlds`]: worlds whose archetypes size and lay out their chunks differently.
 //!
 //! This crate is `publish = false` and only ever a dev-dependency: nothing in it is part of
 //! the engine's API, and it may change with the tests.
@@ -28,6 +29,7 @@ pub mod model;
 pub mod pool;
 pub mod run;
 pub mod strategy;
+pub mod worlds;
 
 pub use bundle::{elem_seed, with_bundle_of, BundleFn, ModelBundle};
 pub use kinds::{
@@ -35,6 +37,6 @@ pub use kinds::{
     KIB, KINDS, NAME, NUM, TRACKED, WIDE, ZST,
 };
 pub use ledger::{ledger, Ledger};
-pub use model::{Model, Pick, Row, Summary};
+pub use model::{nth_alive, Model, Pick, Row, Summary};
 pub use pool::in_pool;
 pub use run::{run_case, Steps};

@@ -28,6 +28,12 @@ pub enum Pick {
     Forged(usize),
 }
 
+/// The `who`-th (modulo) of the `alive` entities, or `None` if there are none: how the
+/// simpler model tests, which keep only live handles, pick an operation's entity.
+pub fn nth_alive(alive: &[Entity], who: usize) -> Option<Entity> {
+    (!alive.is_empty()).then(|| alive[who % alive.len()])
+}
+
 /// Which summary of a value the model stores (see [`Kind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Summary {

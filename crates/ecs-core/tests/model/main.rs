@@ -15,8 +15,9 @@
 //! still overrides the case count when set, because the `proptest!` macro passes the config
 //! through `contextualize_config`.
 
-use ecs_core::{ChunkPolicy, ColumnOrder, ComponentError, Entity, EntityError, World};
+use ecs_core::{ComponentError, Entity, EntityError, World};
 use ecs_test_support::strategy::{self, kind_set};
+use ecs_test_support::worlds;
 use ecs_test_support::{
     run_case as run_steps, with_bundle_of, with_kind, Aligned, BundleFn, Kib, Kind, KindFn, Model,
     ModelBundle, Name, Num, Pick, Steps, Summary, Tracked, Zst, KIB,
@@ -105,21 +106,8 @@ impl WorldKind {
             Self::Tiny => World::with_test_chunk_size(512),
             Self::Small => World::with_test_chunk_size(2048),
             Self::Default => World::new(),
-            Self::Mixed => {
-                let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(8)).unwrap();
-                world.set_chunk_size_for::<(Num, Name)>(64 * 1024).unwrap();
-                world.set_column_order(ColumnOrder::MinPadding);
-                world
-            }
-            Self::HotFirst => {
-                let mut world = World::with_chunk_size(4096).unwrap();
-                let hot = vec![
-                    world.register_component::<Aligned>(),
-                    world.register_component::<Name>(),
-                ];
-                world.set_column_order(ColumnOrder::First(hot));
-                world
-            }
+            Self::Mixed => worlds::mixed::<(Num, Name)>(8, 64 * 1024),
+            Self::HotFirst => worlds::hot_first::<Aligned, Name>(4096),
         }
     }
 

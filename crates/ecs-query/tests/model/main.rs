@@ -14,15 +14,13 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use ecs_core::{ChunkPolicy, ColumnOrder, Entity, World};
+use ecs_core::{Entity, World};
 use ecs_query::{QueryError, QueryExt, QueryState};
+use ecs_test_support::{in_pool, nth_alive, strategy, worlds};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 
 mod cases;
 mod components;
-#[path = "../support/mod.rs"]
-mod support;
 
 use cases::{Case, Obs, CASES, Q0, Q1, Q10, Q11, Q12, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9};
 use components::{
@@ -47,7 +45,7 @@ impl Model {
     }
 
     fn pick(&self, who: usize) -> Option<Entity> {
-        (!self.alive.is_empty()).then(|| self.alive[who % self.alive.len()])
+        nth_alive(&self.alive, who)
     }
 }
 
@@ -160,7 +158,7 @@ fn run<K: Case>(
         Mode::ParForEach => {
             let out = Mutex::new(Vec::new());
             let push = |obs: Obs| out.lock().unwrap().push(obs);
-            support::in_pool(|| {
+            in_pool(|| {
                 if cached {
                     state::<K>(states, world, key).par_for_each(world, |item| push(K::item(item)));
                 } else {
@@ -402,22 +400,6 @@ fn apply(world: &mut World, model: &mut Model, states: &mut States, op: &Op) {
 const MAX_OPS: usize = if cfg!(miri) { 24 } else { 300 };
 const MAX_BATCH: usize = if cfg!(miri) { 6 } else { 40 };
 
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(miri) { 3 } else { 256 });
-    ProptestConfig {
-        cases,
-        failure_persistence: if cfg!(miri) {
-            None
-        } else {
-            Some(Box::new(FileFailurePersistence::WithSource("regressions")))
-        },
-        ..ProptestConfig::default()
-    }
-}
-
 /// Mostly 512-byte chunks (a handful of rows each, so many chunks per archetype); sometimes
 /// 4 KiB, so that small-row chunks outgrow one `par_for_each` task (at least 32 rows) and get
 /// split into row ranges; sometimes a chunk size per archetype (`MIXED`, `HOT_FIRST`).
@@ -435,21 +417,8 @@ const HOT_FIRST: usize = 1;
 /// The world a `chunk_size()` value stands for.
 fn world_for(chunk_size: usize) -> World {
     match chunk_size {
-        MIXED => {
-            let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(200)).unwrap();
-            world.set_chunk_size_for::<(A, B)>(16 * 1024).unwrap();
-            world.set_column_order(ColumnOrder::MinPadding);
-            world
-        }
-        HOT_FIRST => {
-            let mut world = World::with_chunk_size(4096).unwrap();
-            let hot = vec![
-                world.register_component::<C>(),
-                world.register_component::<B>(),
-            ];
-            world.set_column_order(ColumnOrder::First(hot));
-            world
-        }
+        MIXED => worlds::mixed::<(A, B)>(200, 16 * 1024),
+        HOT_FIRST => worlds::hot_first::<C, B>(4096),
         bytes => World::with_test_chunk_size(bytes),
     }
 }
@@ -472,7 +441,7 @@ fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(strategy::config(256, 3))]
 
     /// Every query shape, through `iter`, `for_each`, `for_each_chunk` and `get`, visits exactly
     /// the entities and values the model predicts, and its writes land where the model says.
@@ -486,7 +455,7 @@ proptest! {
     }
 
     /// The same through `par_for_each`: its own test, named `par_` so that Miri can run it with
-    /// the flags rayon needs (see `support`).
+    /// the flags rayon needs (see `ecs_test_support::pool`).
     #[test]
     fn par_for_each_agrees_with_the_model(
         ops in prop::collection::vec(op(MAX_BATCH, &[Mode::ParForEach]), 0..MAX_OPS),

@@ -14,6 +14,9 @@
 //!   the handles it picks (live, stale, forged), what `get` / `remove` must return, and
 //!   [`Model::check_world`], which compares a `World` with it;
 //! - [`strategy`]: proptest strategies for picks and kind sets, and the case-count config;
+//! - [`shapes`]: running one query shape one-shot or through a cached `QueryState`, by each
+//!   path (`iter`, `for_each`, `for_each_chunk`, `par_for_each`, `get`, `count`), and
+//!   comparing what it saw with the model's prediction;
 //! - [`pool`]: [`in_pool`], where `par_for_each` finds a thread pool that Miri accepts;
 //! - [`run`]: [`run_case`], which runs a sequence of operations with checks after each step
 //!   and balances the drop ledger at the end;
@@ -28,6 +31,7 @@ pub mod ledger;
 pub mod model;
 pub mod pool;
 pub mod run;
+pub mod shapes;
 pub mod strategy;
 pub mod worlds;
 

@@ -22,8 +22,6 @@
 //! 256 cases (4 under Miri). `PROPTEST_CASES=N` overrides that: the `proptest!` macro passes
 //! the config through proptest's `contextualize_config`, which reads the variable.
 
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ecs::prelude::*;
@@ -77,7 +75,8 @@ fn bundle_kinds(b: usize) -> Vec<usize> {
 
 #[path = "surface_model/shapes.rs"]
 mod shapes;
-use shapes::{run_shape, Path};
+use ecs_test_support::shapes::{Path, States};
+use shapes::run_shape;
 
 // ----- operations -----------------------------------------------------------------------------
 
@@ -245,8 +244,8 @@ struct Harness {
     world: World,
     /// The live entities and the codes of their values; every handle the world issued.
     model: Model,
-    /// Cached `QueryState`s, by shape type.
-    states: HashMap<TypeId, Box<dyn Any>>,
+    /// Cached `QueryState`s, by query type.
+    states: States,
     schedule: Schedule,
     script: Arc<Mutex<Script>>,
 }
@@ -269,7 +268,7 @@ impl Harness {
         Self {
             world,
             model: Model::new(Summary::Read, Vec::new()),
-            states: HashMap::new(),
+            states: States::new(),
             schedule,
             script,
         }

@@ -5,24 +5,15 @@
 //! public paths (`iter`, `for_each`, `for_each_chunk`, `get`, `count`), either one-shot off
 //! the world or through a `QueryState` cached across the whole case.
 
-use std::any::{type_name, TypeId};
+use std::any::type_name;
 use std::collections::BTreeMap;
 
 use ecs::prelude::*;
 use ecs::query::{QueryFilter, WorldQuery};
+use ecs_test_support::shapes::{self, Path};
 
 use super::{code, Harness, Kind, Name, Num, Row, Tracked, Wide, Zst, ABSENT};
 use super::{NAME, NUM, TRACKED, WIDE, ZST};
-
-/// How a query is run.
-#[derive(Clone, Copy, Debug)]
-pub enum Path {
-    Iter,
-    ForEach,
-    Chunks,
-    Get,
-    Count,
-}
 
 /// One query type of the family.
 trait Shape: 'static {
@@ -263,67 +254,31 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
         .map(|(&e, row)| (e, S::expect(row)))
         .collect();
     let Harness { world, states, .. } = h;
-    let state = cached.then(|| {
-        states
-            .entry(TypeId::of::<S>())
-            .or_insert_with(|| Box::new(QueryState::<S::Q, S::F>::new(world)))
-            .downcast_mut::<QueryState<S::Q, S::F>>()
-            .expect("one state type per shape")
-    });
+    let state = cached.then(|| states.get::<S::Q, S::F>(world));
     match path {
-        Path::Iter | Path::ForEach => {
-            let mut got: Vec<(Entity, Vec<u64>)> = Vec::new();
-            match (path, state) {
-                (Path::Iter, Some(state)) => {
-                    let iter = state.iter_mut(world);
-                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
-                    got.extend(iter.map(|item| S::observe(item, seed)));
-                }
-                (Path::Iter, None) => {
-                    let iter = world.query_filtered::<S::Q, S::F>().iter();
-                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
-                    got.extend(iter.map(|item| S::observe(item, seed)));
-                }
-                (_, Some(state)) => state.for_each(world, |item| got.push(S::observe(item, seed))),
-                (_, None) => world
-                    .query_filtered::<S::Q, S::F>()
-                    .for_each(|item| got.push(S::observe(item, seed))),
+        Path::Iter | Path::ForEach | Path::ParForEach => {
+            let seen = shapes::observe(world, state, path, |item| S::observe(item, seed));
+            if let Some((_, upper)) = seen.size_hint {
+                assert_eq!(upper, Some(expected.len()), "size hint");
             }
-            let n = got.len();
-            let got: BTreeMap<Entity, Vec<u64>> = got.into_iter().collect();
-            assert_eq!(got.len(), n, "an entity was yielded twice");
-            assert_eq!(got, expected, "{} by {path:?}", type_name::<S>());
+            let want = expected.iter().map(|(&e, v)| (e, v.clone())).collect();
+            shapes::assert_same(
+                seen.items,
+                want,
+                &format!("{} by {path:?}", type_name::<S>()),
+            );
             for e in expected.into_keys() {
                 write_model::<S>(h, e, seed);
             }
         }
         Path::Chunks => {
             let mut got: Vec<Entity> = Vec::new();
-            let mut visit = |view: ChunkView<'_, S::Q>| {
-                assert!(!view.is_empty(), "an empty chunk was handed out");
-                assert_eq!(view.len(), view.entities().len());
-                got.extend_from_slice(view.entities());
-            };
-            match state {
-                Some(state) => state.for_each_chunk(world, &mut visit),
-                None => world
-                    .query_filtered::<S::Q, S::F>()
-                    .for_each_chunk(&mut visit),
-            }
-            got.sort_unstable();
-            let expected: Vec<Entity> = expected.into_keys().collect();
-            assert_eq!(got, expected, "{} by chunks", type_name::<S>());
+            shapes::chunks(world, state, |view| got.extend_from_slice(view.entities()));
+            let want = expected.into_keys().collect();
+            shapes::assert_same(got, want, &format!("{} by chunks", type_name::<S>()));
         }
         Path::Get => {
-            let got = match state {
-                Some(state) => state
-                    .get_mut(world, target)
-                    .map(|item| S::observe(item, seed)),
-                None => world
-                    .query_filtered::<S::Q, S::F>()
-                    .get(target)
-                    .map(|item| S::observe(item, seed)),
-            };
+            let got = shapes::get(world, state, target).map(|item| S::observe(item, seed));
             let want = match (h.model.rows.get(&target), expected.get(&target)) {
                 (None, _) => Err(QueryError::NoSuchEntity(target)),
                 (Some(_), None) => Err(QueryError::NoMatch {
@@ -338,10 +293,7 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
             }
         }
         Path::Count => {
-            let got = match state {
-                Some(state) => state.count(world),
-                None => world.query_filtered::<S::Q, S::F>().count(),
-            };
+            let got = shapes::count(world, state);
             assert_eq!(got, expected.len(), "{} count", type_name::<S>());
         }
     }

@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use ecs_core::{Entity, World};
 use ecs_query::{Added, Changed, QueryState, RefRW};
+use ecs_test_support::{nth_alive, strategy};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,7 +83,7 @@ struct Model {
 
 impl Model {
     fn pick(&self, who: usize) -> Option<Entity> {
-        (!self.alive.is_empty()).then(|| self.alive[who % self.alive.len()])
+        nth_alive(&self.alive, who)
     }
 
     /// `e` was written: every `Changed` reader (0 and 1) must see it.
@@ -221,14 +222,9 @@ fn apply(world: &mut World, model: &mut Model, readers: &mut Readers, op: &Op) {
 }
 
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(miri) { 2 } else { 128 });
     ProptestConfig {
-        cases,
         failure_persistence: None,
-        ..ProptestConfig::default()
+        ..strategy::config(128, 2)
     }
 }
 

@@ -22,36 +22,63 @@
 //! 256 cases (4 under Miri). `PROPTEST_CASES=N` overrides that: the `proptest!` macro passes
 //! the config through proptest's `contextualize_config`, which reads the variable.
 
-use std::any::{Any, TypeId};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use ecs::prelude::*;
 use proptest::prelude::*;
 
-#[path = "surface_model/kinds.rs"]
-mod kinds;
-use kinds::*;
+use ecs_test_support::strategy;
+use ecs_test_support::{
+    code, elem_seed, run_case as run_steps, with_kind, BundleFn, Kind, KindFn, Model, ModelBundle,
+    Name, Num, Pick, Row, Steps, Summary, Tracked, Wide, Zst, NAME, NUM, TRACKED, WIDE, ZST,
+};
+
+/// The kinds this model uses: `Num` is its small plain value, `Name` its heap-owning one.
+const SURFACE_KINDS: [usize; 5] = [TRACKED, NUM, ZST, WIDE, NAME];
+/// What a query reports for an `Option` element that is `None`.
+const ABSENT: u64 = u64::MAX - 1;
+
+/// Number of bundle types in the family.
+const BUNDLES: usize = 12;
+
+/// Runs `f` with bundle type number `b` of the family.
+fn with_bundle<V: BundleFn>(b: usize, f: V) -> V::Out {
+    match b % BUNDLES {
+        0 => f.call::<()>(),
+        1 => f.call::<(Tracked,)>(),
+        2 => f.call::<(Num,)>(),
+        3 => f.call::<(Zst,)>(),
+        4 => f.call::<(Wide,)>(),
+        5 => f.call::<(Name,)>(),
+        6 => f.call::<(Tracked, Num)>(),
+        7 => f.call::<(Num, Tracked)>(),
+        8 => f.call::<(Zst, Name)>(),
+        9 => f.call::<(Wide, Tracked, Name)>(),
+        10 => f.call::<(Name, Wide, Zst, Num, Tracked)>(),
+        _ => f.call::<(Num, Wide)>(),
+    }
+}
+
+/// The kinds of bundle number `b`, in tuple order.
+fn bundle_kinds(b: usize) -> Vec<usize> {
+    struct KindsOf;
+    impl BundleFn for KindsOf {
+        type Out = Vec<usize>;
+        fn call<B: ModelBundle>(self) -> Vec<usize> {
+            B::kinds()
+        }
+    }
+    with_bundle(b, KindsOf)
+}
 
 // ----- query shapes ---------------------------------------------------------------------------
 
 #[path = "surface_model/shapes.rs"]
 mod shapes;
-use shapes::{run_shape, Path};
+use ecs_test_support::shapes::{Path, States};
+use shapes::run_shape;
 
 // ----- operations -----------------------------------------------------------------------------
-
-/// How an operation chooses its entity.
-#[derive(Clone, Copy, Debug)]
-enum Pick {
-    /// The n-th live entity (modulo), or a never-issued handle if none is alive.
-    Live(usize),
-    /// The n-th handle ever issued (modulo): often stale.
-    Any(usize),
-    /// An issued handle with its generation bumped, or an index never used: never issued
-    /// (unless the world issues it later, which the model then knows).
-    Forged(usize),
-}
 
 /// An entity a recorded command targets.
 #[derive(Clone, Copy, Debug)]
@@ -215,13 +242,10 @@ const RECORDER: &str = "recorder";
 
 struct Harness {
     world: World,
-    /// The live entities and their values.
-    model: BTreeMap<Entity, Row>,
-    /// Every handle the world ever issued, in order.
-    pool: Vec<Entity>,
-    issued: BTreeSet<Entity>,
-    /// Cached `QueryState`s, by shape type.
-    states: HashMap<TypeId, Box<dyn Any>>,
+    /// The live entities and the codes of their values; every handle the world issued.
+    model: Model,
+    /// Cached `QueryState`s, by query type.
+    states: States,
     schedule: Schedule,
     script: Arc<Mutex<Script>>,
 }
@@ -243,41 +267,11 @@ impl Harness {
             .named(RECORDER);
         Self {
             world,
-            model: BTreeMap::new(),
-            pool: Vec::new(),
-            issued: BTreeSet::new(),
-            states: HashMap::new(),
+            model: Model::new(Summary::Read, Vec::new()),
+            states: States::new(),
             schedule,
             script,
         }
-    }
-
-    fn pick(&self, pick: Pick) -> Entity {
-        let forged = |n: usize| {
-            let index = 1_000_000 + (n % 1000) as u64;
-            Entity::from_bits(1 << 32 | index).expect("non-zero generation")
-        };
-        match pick {
-            Pick::Live(n) if !self.model.is_empty() => *self
-                .model
-                .keys()
-                .nth(n % self.model.len())
-                .expect("in range"),
-            Pick::Any(n) if !self.pool.is_empty() => self.pool[n % self.pool.len()],
-            Pick::Forged(n) if !self.pool.is_empty() && n % 4 != 0 => {
-                let e = self.pool[n % self.pool.len()];
-                let bump = 1 + (n % 3) as u64;
-                Entity::from_bits(e.to_bits() + (bump << 32)).expect("non-zero generation")
-            }
-            Pick::Live(n) | Pick::Any(n) | Pick::Forged(n) => forged(n),
-        }
-    }
-
-    /// Records a freshly issued handle, which must never have been issued before.
-    fn born(&mut self, entity: Entity, row: Row) {
-        assert!(self.issued.insert(entity), "handle {entity:?} issued twice");
-        self.pool.push(entity);
-        self.model.insert(entity, row);
     }
 
     /// `row` with the values of bundle `b` made from `seed` added or overwritten.
@@ -288,33 +282,22 @@ impl Harness {
     }
 
     fn bundle_row(b: usize, seed: u32) -> Row {
-        let mut row = [None; KINDS];
+        let mut row = Row::default();
         Self::merge(&mut row, b, seed);
         row
     }
 
-    /// The error `remove::<B>` must give for `entity`, or `None` if it succeeds.
+    /// The error `remove::<B>` of bundle `b` must give for `entity`, or `None` if it succeeds.
     fn remove_error(&self, entity: Entity, b: usize) -> Option<ComponentError> {
-        let Some(row) = self.model.get(&entity) else {
-            return Some(ComponentError::NoSuchEntity(entity));
-        };
-        // The first element of the tuple the entity lacks is named.
-        let missing = bundle_kinds(b).into_iter().find(|&k| row[k].is_none())?;
-        Some(ComponentError::MissingComponent {
-            entity,
-            component: with_kind(missing, NameOf),
-        })
+        self.model.expect_remove(entity, &bundle_kinds(b)).err()
     }
 
-    fn expect_get(&self, entity: Entity, kind: usize) -> Result<u64, ComponentError> {
-        let row = self
-            .model
-            .get(&entity)
-            .ok_or(ComponentError::NoSuchEntity(entity))?;
-        row[kind].ok_or(ComponentError::MissingComponent {
-            entity,
-            component: with_kind(kind, NameOf),
-        })
+    fn born(&mut self, entity: Entity, row: Row) {
+        self.model.born(entity, row);
+    }
+
+    fn pick(&self, pick: Pick) -> Entity {
+        self.model.pick(pick)
     }
 
     fn apply(&mut self, op: &Op) {
@@ -355,7 +338,7 @@ impl Harness {
             }
             Op::Despawn(pick) => {
                 let e = self.pick(pick);
-                let expected = match self.model.remove(&e) {
+                let expected = match self.model.rows.remove(&e) {
                     Some(_) => Ok(()),
                     None => Err(EntityError::NoSuchEntity(e)),
                 };
@@ -375,7 +358,7 @@ impl Harness {
                 }
                 let e = self.pick(target);
                 let got = with_bundle(bundle, Insert(&mut self.world, e, seed));
-                match self.model.get_mut(&e) {
+                match self.model.rows.get_mut(&e) {
                     Some(row) => {
                         Self::merge(row, bundle, seed);
                         assert_eq!(got, Ok(()), "insert into {e:?}");
@@ -396,7 +379,7 @@ impl Harness {
                 let expected = match self.remove_error(e, bundle) {
                     Some(err) => Err(err),
                     None => {
-                        let row = self.model.get_mut(&e).expect("live");
+                        let row = self.model.rows.get_mut(&e).expect("live");
                         Ok(bundle_kinds(bundle)
                             .into_iter()
                             .map(|k| row[k].take().expect("present"))
@@ -416,7 +399,11 @@ impl Harness {
                 }
                 let e = self.pick(target);
                 let got = with_kind(kind, Get(&self.world, e));
-                assert_eq!(got, self.expect_get(e, kind), "get kind {kind} of {e:?}");
+                assert_eq!(
+                    got,
+                    self.model.expect_get(e, kind),
+                    "get kind {kind} of {e:?}"
+                );
             }
             Op::GetMut { target, kind, seed } => {
                 struct GetMut<'a>(&'a mut World, Entity, u32);
@@ -425,17 +412,17 @@ impl Harness {
                     fn call<K: Kind>(self) -> Self::Out {
                         self.0.get_mut::<K>(self.1).map(|v| {
                             let old = v.read();
-                            v.write(self.2);
+                            v.mutate(self.2);
                             old
                         })
                     }
                 }
                 let e = self.pick(target);
-                let expected = self.expect_get(e, kind);
+                let expected = self.model.expect_get(e, kind);
                 let got = with_kind(kind, GetMut(&mut self.world, e, seed));
                 assert_eq!(got, expected, "get_mut kind {kind} of {e:?}");
                 if got.is_ok() {
-                    self.model.get_mut(&e).expect("live")[kind] = Some(code(kind, seed));
+                    self.model.rows.get_mut(&e).expect("live")[kind] = Some(code(kind, seed));
                 }
             }
             Op::Query {
@@ -451,7 +438,7 @@ impl Harness {
             Op::Commands(ref cmds) => self.run_commands(cmds),
             Op::Clear => {
                 self.world.clear();
-                self.model.clear();
+                self.model.rows.clear();
             }
         }
     }
@@ -482,12 +469,12 @@ impl Harness {
         // Reserved ids become live, empty entities at the first command's flush.
         for (cmd, &e) in cmds.iter().zip(&log) {
             if let Cmd::Spawn { .. } = cmd {
-                self.born(e, [None; KINDS]);
+                self.born(e, Row::default());
             }
         }
         let mut skipped: Vec<(&'static str, Entity, &'static str)> = Vec::new();
         for (cmd, &e) in cmds.iter().zip(&log) {
-            let live = self.model.contains_key(&e);
+            let live = self.model.rows.contains_key(&e);
             match *cmd {
                 Cmd::Spawn { bundle, seed } | Cmd::Insert { bundle, seed, .. } => {
                     let name = if matches!(cmd, Cmd::Spawn { .. }) {
@@ -495,19 +482,19 @@ impl Harness {
                     } else {
                         "insert"
                     };
-                    match self.model.get_mut(&e) {
+                    match self.model.rows.get_mut(&e) {
                         Some(row) => Self::merge(row, bundle, seed),
                         None => skipped.push((name, e, "no such entity")),
                     }
                 }
                 Cmd::Despawn(_) => {
-                    if self.model.remove(&e).is_none() {
+                    if self.model.rows.remove(&e).is_none() {
                         skipped.push(("despawn", e, "no such entity"));
                     }
                 }
                 Cmd::Remove { bundle, .. } => match self.remove_error(e, bundle) {
                     None => {
-                        let row = self.model.get_mut(&e).expect("live");
+                        let row = self.model.rows.get_mut(&e).expect("live");
                         for k in bundle_kinds(bundle) {
                             row[k] = None;
                         }
@@ -515,7 +502,7 @@ impl Harness {
                     Some(_) if !live => skipped.push(("remove", e, "no such entity")),
                     Some(_) => skipped.push(("remove", e, "has no")),
                 },
-                Cmd::Clear => self.model.clear(),
+                Cmd::Clear => self.model.rows.clear(),
             }
         }
         let got = self.schedule.skipped_commands();
@@ -527,36 +514,19 @@ impl Harness {
             assert!(c.reason.contains(s.2), "reason of {c}");
         }
     }
+}
 
-    /// Compares everything observable with the model.
-    fn check(&self) {
-        self.world.check_invariants();
-        assert_eq!(self.world.len() as usize, self.model.len(), "live count");
-        assert_eq!(self.world.is_empty(), self.model.is_empty());
-        for &e in &self.pool {
-            assert_eq!(self.world.contains(e), self.model.contains_key(&e), "{e:?}");
-            for kind in 0..KINDS {
-                struct Probe<'a>(&'a World, Entity);
-                impl KindFn for Probe<'_> {
-                    type Out = (Result<u64, ComponentError>, bool);
-                    fn call<K: Kind>(self) -> Self::Out {
-                        (
-                            self.0.get::<K>(self.1).map(K::read),
-                            self.0.has::<K>(self.1),
-                        )
-                    }
-                }
-                let (got, has) = with_kind(kind, Probe(&self.world, e));
-                let expected = self.expect_get(e, kind);
-                assert_eq!(has, expected.is_ok(), "has kind {kind} of {e:?}");
-                assert_eq!(got, expected, "kind {kind} of {e:?}");
-            }
-        }
-        let tracked = self.model.values().filter(|r| r[TRACKED].is_some()).count();
-        ledger(|l| {
-            assert_eq!(l.anomalies, Vec::<u64>::new(), "double drops");
-            assert_eq!(l.live.len(), tracked, "live `Tracked` values vs the model");
-        });
+impl Steps for Harness {
+    type Op = Op;
+
+    fn apply(&mut self, op: &Op) {
+        Harness::apply(self, op);
+    }
+
+    /// Compares everything observable with the model: every pooled handle, every kind, and
+    /// the drop ledger against the `Tracked` values the model holds.
+    fn check(&mut self) {
+        self.model.check_world(&self.world, &SURFACE_KINDS);
     }
 }
 
@@ -567,11 +537,11 @@ const MAX_BATCH: u32 = if cfg!(miri) { 6 } else { 24 };
 const MAX_CMDS: usize = if cfg!(miri) { 4 } else { 10 };
 
 fn pick() -> impl Strategy<Value = Pick> {
-    prop_oneof![
-        6 => any::<usize>().prop_map(Pick::Live),
-        3 => any::<usize>().prop_map(Pick::Any),
-        1 => any::<usize>().prop_map(Pick::Forged),
-    ]
+    strategy::pick_or_forge(6, 3, 1)
+}
+
+fn kind() -> impl Strategy<Value = usize> {
+    proptest::sample::select(&SURFACE_KINDS[..])
 }
 
 fn bundle() -> impl Strategy<Value = usize> {
@@ -612,8 +582,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (pick(), bundle(), any::<u32>())
             .prop_map(|(target, bundle, seed)| Op::Insert { target, bundle, seed }),
         4 => (pick(), bundle()).prop_map(|(target, bundle)| Op::Remove { target, bundle }),
-        2 => (pick(), 0..KINDS).prop_map(|(target, kind)| Op::Get { target, kind }),
-        2 => (pick(), 0..KINDS, any::<u32>())
+        2 => (pick(), kind()).prop_map(|(target, kind)| Op::Get { target, kind }),
+        2 => (pick(), kind(), any::<u32>())
             .prop_map(|(target, kind, seed)| Op::GetMut { target, kind, seed }),
         4 => (0..shapes::SHAPES, path, any::<bool>(), pick(), any::<u32>()).prop_map(
             |(shape, path, cached, target, seed)| Op::Query { shape, path, cached, target, seed }
@@ -630,39 +600,13 @@ fn case() -> impl Strategy<Value = (WorldKind, Vec<Op>)> {
     )
 }
 
-fn config() -> ProptestConfig {
-    let default = ProptestConfig::default();
-    ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        // Miri's isolation forbids writing the regression file.
-        failure_persistence: if cfg!(miri) {
-            None
-        } else {
-            default.failure_persistence.clone()
-        },
-        ..default
-    }
-}
-
 /// Runs one case: every op on the world and the model, then the drop ledger must balance.
 fn run_case(kind: WorldKind, ops: &[Op]) {
-    ledger(|l| *l = Ledger::default());
-    let mut h = Harness::new(kind);
-    h.check();
-    for op in ops {
-        h.apply(op);
-        h.check();
-    }
-    drop(h);
-    ledger(|l| {
-        assert_eq!(l.anomalies, Vec::<u64>::new(), "double drops");
-        assert!(l.live.is_empty(), "leaked `Tracked` values: {:?}", l.live);
-        assert_eq!(l.created, l.dropped, "created vs dropped");
-    });
+    run_steps(|| Harness::new(kind), ops);
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(strategy::config(256, 4))]
 
     #[test]
     fn surface_matches_model((kind, ops) in case()) {
@@ -751,7 +695,7 @@ fn error_paths_on_stale_and_forged_handles() {
         },
         Op::Get {
             target: Pick::Live(0),
-            kind: LABEL,
+            kind: NAME,
         },
     ]);
     run_case(WorldKind::Tiny, &ops);

@@ -15,30 +15,20 @@
 //! still overrides the case count when set, because the `proptest!` macro passes the config
 //! through `contextualize_config`.
 
-mod kinds;
-
-use std::any::type_name;
-use std::collections::{BTreeMap, BTreeSet};
-
-use ecs_core::{ChunkPolicy, ColumnOrder, ComponentError, Entity, EntityError, World};
-use proptest::prelude::*;
-use proptest::sample::{select, subsequence};
-
-use kinds::{
-    ledger, with_bundle2, with_bundle3, with_kind, Aligned, BundleOp, Kib, Kind, KindOp, Ledger,
-    ModelBundle, Name, Num, Tracked, Zst, KIB, KINDS, TRACKED,
+use ecs_core::{ComponentError, Entity, EntityError, World};
+use ecs_test_support::strategy::{self, kind_set};
+use ecs_test_support::worlds;
+use ecs_test_support::{
+    run_case as run_steps, with_bundle_of, with_kind, Aligned, BundleFn, Kib, Kind, KindFn, Model,
+    ModelBundle, Name, Num, Pick, Steps, Summary, Tracked, Zst, KIB,
 };
+use proptest::prelude::*;
+use proptest::sample::select;
+
+/// The kinds this model uses: all the shared ones but `Wide`.
+const CORE_KINDS: [usize; 6] = [0, 1, 2, 3, 4, 5];
 
 // ----- operations -----------------------------------------------------------------------------
-
-/// How to choose an entity handle.
-#[derive(Clone, Copy, Debug)]
-enum Pick {
-    /// The `n`-th live entity of the model (modulo), or a pool handle when none is live.
-    Live(usize),
-    /// The `n`-th handle ever seen (modulo): often stale, sometimes never issued.
-    Any(usize),
-}
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -116,44 +106,25 @@ impl WorldKind {
             Self::Tiny => World::with_test_chunk_size(512),
             Self::Small => World::with_test_chunk_size(2048),
             Self::Default => World::new(),
-            Self::Mixed => {
-                let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(8)).unwrap();
-                world.set_chunk_size_for::<(Num, Name)>(64 * 1024).unwrap();
-                world.set_column_order(ColumnOrder::MinPadding);
-                world
-            }
-            Self::HotFirst => {
-                let mut world = World::with_chunk_size(4096).unwrap();
-                let hot = vec![
-                    world.register_component::<Aligned>(),
-                    world.register_component::<Name>(),
-                ];
-                world.set_column_order(ColumnOrder::First(hot));
-                world
-            }
+            Self::Mixed => worlds::mixed::<(Num, Name)>(8, 64 * 1024),
+            Self::HotFirst => worlds::hot_first::<Aligned, Name>(4096),
         }
     }
 
     fn kinds(self) -> Vec<usize> {
         match self {
-            Self::Tiny => (0..KINDS).filter(|&k| k != KIB).collect(),
-            Self::Small | Self::Default | Self::Mixed | Self::HotFirst => (0..KINDS).collect(),
+            Self::Tiny => CORE_KINDS.into_iter().filter(|&k| k != KIB).collect(),
+            Self::Small | Self::Default | Self::Mixed | Self::HotFirst => CORE_KINDS.to_vec(),
         }
     }
 }
-
-/// One row of the model: the encoded value of each kind the entity has.
-type Row = [Option<u64>; KINDS];
 
 /// The world under test and the model it is compared with.
 struct Harness {
     world: World,
     kind: WorldKind,
-    model: BTreeMap<Entity, Row>,
-    /// Every handle seen so far, live or stale, plus two never issued.
-    pool: Vec<Entity>,
-    /// Every handle the world has handed out.
-    issued: BTreeSet<Entity>,
+    /// Rows hold `Kind::encode`, so `Tracked` values are told apart by id.
+    model: Model,
     /// Reserved ids not yet flushed: not live, and live empty entities after the next flush.
     pending: Vec<Entity>,
 }
@@ -166,66 +137,21 @@ impl Harness {
         Self {
             world: kind.build(),
             kind,
-            model: BTreeMap::new(),
-            pool: vec![never_issued, future],
-            issued: BTreeSet::new(),
+            model: Model::new(Summary::Encode, vec![never_issued, future]),
             pending: Vec::new(),
         }
     }
 
-    /// The model side of a flush: pending reservations become live, empty entities.
+    /// Reserved ids become live, empty entities.
     fn flush_model(&mut self) {
         for e in std::mem::take(&mut self.pending) {
-            assert!(
-                self.model.insert(e, Row::default()).is_none(),
-                "{e:?} reserved while live"
-            );
+            self.model.live(e, Default::default());
         }
     }
+}
 
-    fn pick(&self, pick: Pick) -> Entity {
-        match pick {
-            Pick::Live(n) if !self.model.is_empty() => *self
-                .model
-                .keys()
-                .nth(n % self.model.len())
-                .expect("in range"),
-            Pick::Live(n) | Pick::Any(n) => self.pool[n % self.pool.len()],
-        }
-    }
-
-    /// Records a handle the world just handed out (spawned or reserved).
-    fn issue(&mut self, entity: Entity) {
-        assert!(
-            self.issued.insert(entity),
-            "{entity:?} handed out a second time"
-        );
-        self.pool.push(entity);
-    }
-
-    /// Records an entity the world just created with `kinds` set to `values`.
-    fn born(&mut self, entity: Entity, kinds: &[usize], values: &[u64]) {
-        self.issue(entity);
-        let mut row = Row::default();
-        for (&k, &v) in kinds.iter().zip(values) {
-            row[k] = Some(v);
-        }
-        assert!(
-            self.model.insert(entity, row).is_none(),
-            "{entity:?} already live"
-        );
-    }
-
-    /// What `get::<A>(entity)` should return, encoded.
-    fn expect_get<A: Kind>(&self, entity: Entity) -> Result<u64, ComponentError> {
-        match self.model.get(&entity) {
-            None => Err(ComponentError::NoSuchEntity(entity)),
-            Some(row) => row[A::INDEX].ok_or(ComponentError::MissingComponent {
-                entity,
-                component: type_name::<A>(),
-            }),
-        }
-    }
+impl Steps for Harness {
+    type Op = Op;
 
     fn apply(&mut self, op: &Op) {
         let structural = !matches!(
@@ -241,19 +167,21 @@ impl Harness {
             self.flush_model();
         }
         match op {
-            Op::Spawn { kinds, seed } => with_bundle3(kinds, SpawnOp(self, *seed)),
+            Op::Spawn { kinds, seed } => with_bundle_of(kinds, SpawnOp(self, *seed)),
             Op::SpawnAll { seed } => match self.kind {
-                WorldKind::Tiny => SpawnOp(self, *seed).run::<(Name, Aligned, Num, Tracked, Zst)>(),
-                _ => SpawnOp(self, *seed).run::<(Name, Kib, Aligned, Num, Tracked, Zst)>(),
+                WorldKind::Tiny => {
+                    SpawnOp(self, *seed).call::<(Name, Aligned, Num, Tracked, Zst)>()
+                }
+                _ => SpawnOp(self, *seed).call::<(Name, Kib, Aligned, Num, Tracked, Zst)>(),
             },
             Op::SpawnBatch { kinds, count, seed } => {
-                with_bundle2(kinds, SpawnBatchOp(self, *count, *seed));
+                with_bundle_of(kinds, SpawnBatchOp(self, *count, *seed));
             }
             Op::Reserve { count, flush } => {
                 for _ in 0..*count {
                     let e = self.world.reserve_entity();
                     assert!(!self.world.contains(e), "{e:?} live before a flush");
-                    self.issue(e);
+                    self.model.issue(e);
                     self.pending.push(e);
                 }
                 if *flush {
@@ -262,8 +190,8 @@ impl Harness {
                 }
             }
             Op::Despawn(target) => {
-                let e = self.pick(*target);
-                let expected = match self.model.remove(&e) {
+                let e = self.model.pick(*target);
+                let expected = match self.model.rows.remove(&e) {
                     Some(_) => Ok(()),
                     None => Err(EntityError::NoSuchEntity(e)),
                 };
@@ -274,36 +202,36 @@ impl Harness {
                 kinds,
                 seed,
             } => {
-                let e = self.pick(*target);
-                with_bundle2(kinds, InsertOp(self, e, *seed));
+                let e = self.model.pick(*target);
+                with_bundle_of(kinds, InsertOp(self, e, *seed));
             }
             Op::InsertOne { target, kind, seed } => {
-                let e = self.pick(*target);
+                let e = self.model.pick(*target);
                 with_kind(*kind, InsertOneOp(self, e, *seed));
             }
             Op::Remove { target, kinds } => {
-                let e = self.pick(*target);
-                with_bundle2(kinds, RemoveOp(self, e));
+                let e = self.model.pick(*target);
+                with_bundle_of(kinds, RemoveOp(self, e));
             }
-            Op::Get { target, kind } => {
-                let e = self.pick(*target);
-                with_kind(*kind, CheckCell(self, e));
+            Op::Get { target, kind } | Op::Has { target, kind } => {
+                let e = self.model.pick(*target);
+                self.model.check_cell(&self.world, e, *kind);
             }
             Op::GetMut { target, kind, seed } => {
-                let e = self.pick(*target);
+                let e = self.model.pick(*target);
                 with_kind(*kind, GetMutOp(self, e, *seed));
             }
-            Op::Has { target, kind } => {
-                let e = self.pick(*target);
-                with_kind(*kind, CheckCell(self, e));
-            }
             Op::Contains(target) => {
-                let e = self.pick(*target);
-                assert_eq!(self.world.contains(e), self.model.contains_key(&e), "{e:?}");
+                let e = self.model.pick(*target);
+                assert_eq!(
+                    self.world.contains(e),
+                    self.model.rows.contains_key(&e),
+                    "{e:?}"
+                );
             }
             Op::Clear => {
                 self.world.clear();
-                self.model.clear();
+                self.model.rows.clear();
                 assert!(self.world.is_empty());
             }
             Op::Compact => {
@@ -314,53 +242,28 @@ impl Harness {
         }
     }
 
-    /// Compares the world's whole observable state with the model.
+    /// Compares the world's whole observable state with the model, stale handles included.
     fn check(&mut self) {
-        self.world.check_invariants();
-        assert_eq!(self.world.len() as usize, self.model.len(), "entity count");
-        let entities: Vec<Entity> = self.model.keys().copied().collect();
-        for e in entities {
-            assert!(self.world.contains(e), "{e:?} lost");
-            for kind in 0..KINDS {
-                with_kind(kind, CheckCell(self, e));
-            }
-        }
-        for &e in &self.pool {
-            if !self.model.contains_key(&e) {
-                assert!(!self.world.contains(e), "stale {e:?} resolves");
-                assert_eq!(
-                    self.world.get::<Num>(e),
-                    Err(ComponentError::NoSuchEntity(e))
-                );
-                assert!(!self.world.has::<Zst>(e));
-            }
-        }
-        let tracked_in_model = self.model.values().filter(|r| r[TRACKED].is_some()).count();
-        ledger(|l| {
-            assert_eq!(l.anomalies, Vec::<String>::new());
-            assert_eq!(
-                l.live.len(),
-                tracked_in_model,
-                "live tracked values vs model"
-            );
-        });
+        self.model.check_world(&self.world, &CORE_KINDS);
     }
 }
 
 struct SpawnOp<'a>(&'a mut Harness, u32);
-impl BundleOp for SpawnOp<'_> {
-    fn run<B: ModelBundle>(self) {
+impl BundleFn for SpawnOp<'_> {
+    type Out = ();
+    fn call<B: ModelBundle>(self) {
         let Self(h, seed) = self;
         let bundle = B::make(seed);
         let values = bundle.encode();
         let e = h.world.spawn(bundle);
-        h.born(e, &B::kinds(), &values);
+        h.model.born(e, Model::row_of(&B::kinds(), &values));
     }
 }
 
 struct SpawnBatchOp<'a>(&'a mut Harness, usize, u32);
-impl BundleOp for SpawnBatchOp<'_> {
-    fn run<B: ModelBundle>(self) {
+impl BundleFn for SpawnBatchOp<'_> {
+    type Out = ();
+    fn call<B: ModelBundle>(self) {
         let Self(h, count, seed) = self;
         let mut values = Vec::with_capacity(count);
         let ids: Vec<Entity> = h
@@ -373,19 +276,20 @@ impl BundleOp for SpawnBatchOp<'_> {
             .collect();
         assert_eq!(ids.len(), count, "spawn_batch id count");
         for (e, v) in ids.into_iter().zip(&values) {
-            h.born(e, &B::kinds(), v);
+            h.model.born(e, Model::row_of(&B::kinds(), v));
         }
     }
 }
 
 struct InsertOp<'a>(&'a mut Harness, Entity, u32);
-impl BundleOp for InsertOp<'_> {
-    fn run<B: ModelBundle>(self) {
+impl BundleFn for InsertOp<'_> {
+    type Out = ();
+    fn call<B: ModelBundle>(self) {
         let Self(h, e, seed) = self;
         let bundle = B::make(seed);
         let values = bundle.encode();
         let result = h.world.insert(e, bundle);
-        match h.model.get_mut(&e) {
+        match h.model.rows.get_mut(&e) {
             Some(row) => {
                 assert_eq!(result, Ok(()), "insert into {e:?}");
                 for (k, v) in B::kinds().into_iter().zip(values) {
@@ -398,13 +302,14 @@ impl BundleOp for InsertOp<'_> {
 }
 
 struct InsertOneOp<'a>(&'a mut Harness, Entity, u32);
-impl KindOp for InsertOneOp<'_> {
-    fn run<A: Kind>(self) {
+impl KindFn for InsertOneOp<'_> {
+    type Out = ();
+    fn call<A: Kind>(self) {
         let Self(h, e, seed) = self;
         let value = A::make(seed);
         let encoded = value.encode();
         let result = h.world.insert_one(e, value);
-        match h.model.get_mut(&e) {
+        match h.model.rows.get_mut(&e) {
             Some(row) => {
                 assert_eq!(result, Ok(()), "insert_one into {e:?}");
                 row[A::INDEX] = Some(encoded);
@@ -415,26 +320,18 @@ impl KindOp for InsertOneOp<'_> {
 }
 
 struct RemoveOp<'a>(&'a mut Harness, Entity);
-impl BundleOp for RemoveOp<'_> {
-    fn run<B: ModelBundle>(self) {
+impl BundleFn for RemoveOp<'_> {
+    type Out = ();
+    fn call<B: ModelBundle>(self) {
         let Self(h, e) = self;
         let kinds = B::kinds();
-        let expected = match h.model.get(&e) {
-            None => Err(ComponentError::NoSuchEntity(e)),
-            Some(row) => match kinds.iter().position(|&k| row[k].is_none()) {
-                Some(i) => Err(ComponentError::MissingComponent {
-                    entity: e,
-                    component: B::names()[i],
-                }),
-                None => Ok(kinds.iter().map(|&k| row[k].expect("present")).collect()),
-            },
-        };
+        let expected = h.model.expect_remove(e, &kinds);
         let got = h.world.remove::<B>(e);
         // Encode, then drop the removed values here: the ledger sees them go.
-        let got = got.map(|values| values.encode());
+        let got: Result<Vec<u64>, ComponentError> = got.map(|values| values.encode());
         assert_eq!(got, expected, "remove {:?} from {e:?}", B::names());
         if got.is_ok() {
-            let row = h.model.get_mut(&e).expect("live");
+            let row = h.model.rows.get_mut(&e).expect("live");
             for k in kinds {
                 row[k] = None;
             }
@@ -442,34 +339,27 @@ impl BundleOp for RemoveOp<'_> {
     }
 }
 
-/// Checks `get::<A>` and `has::<A>` of one entity against the model.
-struct CheckCell<'a>(&'a mut Harness, Entity);
-impl KindOp for CheckCell<'_> {
-    fn run<A: Kind>(self) {
-        let Self(h, e) = self;
-        let expected = h.expect_get::<A>(e);
-        assert_eq!(
-            h.world.get::<A>(e).map(A::encode),
-            expected,
-            "get::<{}>({e:?})",
-            type_name::<A>()
-        );
-        assert_eq!(h.world.has::<A>(e), expected.is_ok(), "has {e:?}");
-    }
-}
-
 struct GetMutOp<'a>(&'a mut Harness, Entity, u32);
-impl KindOp for GetMutOp<'_> {
-    fn run<A: Kind>(self) {
+impl KindFn for GetMutOp<'_> {
+    type Out = ();
+    fn call<A: Kind>(self) {
         let Self(h, e, seed) = self;
-        let expected = h.expect_get::<A>(e).map(|old| A::mutated(old, seed));
+        let expected = h
+            .model
+            .expect_get(e, A::INDEX)
+            .map(|old| A::mutated(old, seed));
         let got = h.world.get_mut::<A>(e).map(|value| {
             value.mutate(seed);
             value.encode()
         });
-        assert_eq!(got, expected, "get_mut::<{}>({e:?})", type_name::<A>());
+        assert_eq!(
+            got,
+            expected,
+            "get_mut::<{}>({e:?})",
+            std::any::type_name::<A>()
+        );
         if let Ok(v) = got {
-            h.model.get_mut(&e).expect("live")[A::INDEX] = Some(v);
+            h.model.rows.get_mut(&e).expect("live")[A::INDEX] = Some(v);
         }
     }
 }
@@ -480,34 +370,23 @@ const MAX_OPS: usize = if cfg!(miri) { 24 } else { 120 };
 const MAX_BATCH: usize = if cfg!(miri) { 10 } else { 40 };
 
 fn pick() -> impl Strategy<Value = Pick> {
-    prop_oneof![
-        3 => any::<usize>().prop_map(Pick::Live),
-        1 => any::<usize>().prop_map(Pick::Any),
-    ]
-}
-
-/// Distinct kinds from `avail`, in random order.
-fn kinds(
-    avail: &[usize],
-    len: std::ops::RangeInclusive<usize>,
-) -> impl Strategy<Value = Vec<usize>> {
-    subsequence(avail.to_vec(), len).prop_shuffle()
+    strategy::pick(3, 1)
 }
 
 fn op(avail: Vec<usize>) -> impl Strategy<Value = Op> {
     let kind = select(avail.clone());
     prop_oneof![
-        4 => (kinds(&avail, 0..=3), any::<u32>()).prop_map(|(kinds, seed)| Op::Spawn { kinds, seed }),
+        4 => (kind_set(&avail, 0..=3), any::<u32>()).prop_map(|(kinds, seed)| Op::Spawn { kinds, seed }),
         1 => any::<u32>().prop_map(|seed| Op::SpawnAll { seed }),
-        2 => (kinds(&avail, 0..=2), 0..=MAX_BATCH, any::<u32>())
+        2 => (kind_set(&avail, 0..=2), 0..=MAX_BATCH, any::<u32>())
             .prop_map(|(kinds, count, seed)| Op::SpawnBatch { kinds, count, seed }),
         1 => (1..=3usize, any::<bool>()).prop_map(|(count, flush)| Op::Reserve { count, flush }),
         3 => pick().prop_map(Op::Despawn),
-        4 => (pick(), kinds(&avail, 1..=2), any::<u32>())
+        4 => (pick(), kind_set(&avail, 1..=2), any::<u32>())
             .prop_map(|(target, kinds, seed)| Op::Insert { target, kinds, seed }),
         2 => (pick(), kind.clone(), any::<u32>())
             .prop_map(|(target, kind, seed)| Op::InsertOne { target, kind, seed }),
-        4 => (pick(), kinds(&avail, 1..=2)).prop_map(|(target, kinds)| Op::Remove { target, kinds }),
+        4 => (pick(), kind_set(&avail, 1..=2)).prop_map(|(target, kinds)| Op::Remove { target, kinds }),
         2 => (pick(), kind.clone()).prop_map(|(target, kind)| Op::Get { target, kind }),
         2 => (pick(), kind.clone(), any::<u32>())
             .prop_map(|(target, kind, seed)| Op::GetMut { target, kind, seed }),
@@ -534,39 +413,13 @@ fn case() -> impl Strategy<Value = (WorldKind, Vec<Op>)> {
     })
 }
 
-fn config() -> ProptestConfig {
-    let default = ProptestConfig::default();
-    ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        // Miri's isolation forbids the regression file (and forking is off by default).
-        failure_persistence: if cfg!(miri) {
-            None
-        } else {
-            default.failure_persistence.clone()
-        },
-        ..default
-    }
-}
-
 /// Runs one case: every op against the model, then the world's drop against the ledger.
 fn run_case(world: WorldKind, ops: &[Op]) {
-    ledger(|l| *l = Ledger::default());
-    let mut h = Harness::new(world);
-    h.check();
-    for op in ops {
-        h.apply(op);
-        h.check();
-    }
-    drop(h);
-    ledger(|l| {
-        assert_eq!(l.anomalies, Vec::<String>::new());
-        assert!(l.live.is_empty(), "leaked tracked values: {:?}", l.live);
-        assert_eq!(l.created, l.dropped.len() as u64, "created vs dropped");
-    });
+    run_steps(|| Harness::new(world), ops);
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(strategy::config(256, 4))]
 
     #[test]
     fn world_matches_model((world, ops) in case()) {

@@ -10,19 +10,16 @@
 //! Cases: 256, or a few small worlds under Miri; `PROPTEST_CASES` overrides both (under Miri,
 //! forward it with `-Zmiri-env-forward=PROPTEST_CASES`).
 
-use std::any::Any;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
-use ecs_core::{ChunkPolicy, ColumnOrder, Entity, World};
-use ecs_query::{QueryError, QueryExt, QueryState};
+use ecs_core::{Entity, World};
+use ecs_query::{QueryError, QueryExt};
+use ecs_test_support::shapes::{self, Path, States};
+use ecs_test_support::{nth_alive, strategy, worlds};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 
 mod cases;
 mod components;
-#[path = "../support/mod.rs"]
-mod support;
 
 use cases::{Case, Obs, CASES, Q0, Q1, Q10, Q11, Q12, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9};
 use components::{
@@ -47,7 +44,7 @@ impl Model {
     }
 
     fn pick(&self, who: usize) -> Option<Entity> {
-        (!self.alive.is_empty()).then(|| self.alive[who % self.alive.len()])
+        nth_alive(&self.alive, who)
     }
 }
 
@@ -74,42 +71,16 @@ fn check_entity(world: &World, model: &Model, entity: Entity) {
 
 // ----- running one query --------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug)]
-enum Mode {
-    Iter,
-    ForEach,
-    ForEachChunk,
-    ParForEach,
-    Get,
-}
+/// The paths that run on the calling thread.
+const SEQ_MODES: [Path; 4] = [Path::Iter, Path::ForEach, Path::Chunks, Path::Get];
 
-/// The modes that run on the calling thread.
-const SEQ_MODES: [Mode; 4] = [Mode::Iter, Mode::ForEach, Mode::ForEachChunk, Mode::Get];
-
-/// Cached query states, one per shape, kept across the operations of one test case so that
-/// their incremental archetype matching is exercised too.
-type States = HashMap<usize, Box<dyn Any + Send>>;
-
-fn state<'s, K: Case>(
-    states: &'s mut States,
-    world: &mut World,
-    key: usize,
-) -> &'s mut QueryState<K::Q, K::F> {
-    states
-        .entry(key)
-        .or_insert_with(|| Box::new(QueryState::<K::Q, K::F>::new(world)))
-        .downcast_mut()
-        .expect("one state type per key")
-}
-
-/// Runs query `K` in `mode` and checks what it saw and wrote against the model, which it then
+/// Runs query `K` by `mode` and checks what it saw and wrote against the model, which it then
 /// updates with the query's writes.
 fn run<K: Case>(
     world: &mut World,
     model: &mut Model,
     states: &mut States,
-    key: usize,
-    mode: Mode,
+    mode: Path,
     cached: bool,
 ) {
     let matching: Vec<Entity> = model
@@ -118,71 +89,32 @@ fn run<K: Case>(
         .filter(|(_, r)| K::matches(r))
         .map(|(&e, _)| e)
         .collect();
-    let mut want: Vec<Obs> = matching
+    let want: Vec<Obs> = matching
         .iter()
         .map(|e| K::expect(*e, &model.rows[e]))
         .collect();
-    want.sort();
     let mut got: Vec<Obs> = Vec::new();
     match mode {
-        Mode::Iter => {
-            let iter = if cached {
-                state::<K>(states, world, key).iter_mut(world)
-            } else {
-                world.query_filtered::<K::Q, K::F>().iter()
-            };
-            assert_eq!(iter.size_hint(), (want.len(), Some(want.len())));
-            // Hold every item at once: the `&mut` items of distinct rows must not alias.
-            let items: Vec<_> = iter.collect();
-            got.extend(items.into_iter().map(K::item));
-            let count = world.query_filtered::<K::Q, K::F>().count();
-            assert_eq!(count, want.len());
-        }
-        Mode::ForEach => {
-            if cached {
-                state::<K>(states, world, key).for_each(world, |item| got.push(K::item(item)));
-            } else {
-                world
-                    .query_filtered::<K::Q, K::F>()
-                    .for_each(|item| got.push(K::item(item)));
+        Path::Iter | Path::ForEach | Path::ParForEach => {
+            let state = cached.then(|| states.get::<K::Q, K::F>(world));
+            let seen = shapes::observe(world, state, mode, |item| K::item(item));
+            if mode == Path::Iter {
+                assert_eq!(seen.size_hint, Some((want.len(), Some(want.len()))));
+                let count = world.query_filtered::<K::Q, K::F>().count();
+                assert_eq!(count, want.len());
             }
+            got = seen.items;
         }
-        Mode::ForEachChunk => {
-            if cached {
-                state::<K>(states, world, key)
-                    .for_each_chunk(world, |view| K::chunk(view, &mut got));
-            } else {
-                world
-                    .query_filtered::<K::Q, K::F>()
-                    .for_each_chunk(|view| K::chunk(view, &mut got));
-            }
+        Path::Chunks => {
+            let state = cached.then(|| states.get::<K::Q, K::F>(world));
+            shapes::chunks(world, state, |view| K::chunk(view, &mut got));
         }
-        Mode::ParForEach => {
-            let out = Mutex::new(Vec::new());
-            let push = |obs: Obs| out.lock().unwrap().push(obs);
-            support::in_pool(|| {
-                if cached {
-                    state::<K>(states, world, key).par_for_each(world, |item| push(K::item(item)));
-                } else {
-                    world
-                        .query_filtered::<K::Q, K::F>()
-                        .par_for_each(|item| push(K::item(item)));
-                }
-            });
-            got = out.into_inner().unwrap();
-        }
-        Mode::Get => {
+        Path::Get => {
             let mut all: Vec<Entity> = model.alive.clone();
             all.sort();
             for e in all {
-                let res = if cached {
-                    state::<K>(states, world, key)
-                        .get_mut(world, e)
-                        .map(K::item)
-                } else {
-                    world.query_filtered::<K::Q, K::F>().get(e).map(K::item)
-                };
-                match res {
+                let state = cached.then(|| states.get::<K::Q, K::F>(world));
+                match shapes::get(world, state, e).map(K::item) {
                     Ok(obs) => got.push(obs),
                     Err(QueryError::NoMatch { entity, .. }) => {
                         assert_eq!(entity, e);
@@ -192,17 +124,20 @@ fn run<K: Case>(
                 }
             }
             for &e in model.dead.iter().rev().take(4) {
-                let err = state::<K>(states, world, key).get_mut(world, e).err();
+                let state = Some(states.get::<K::Q, K::F>(world));
+                let err = shapes::get(world, state, e).err();
                 assert_eq!(err, Some(QueryError::NoSuchEntity(e)));
             }
         }
+        Path::Count => unreachable!("`count` is checked with `iter`"),
     }
-    got.sort();
-    assert_eq!(
+    shapes::assert_same(
         got,
         want,
-        "query {} ({mode:?}, cached: {cached})",
-        std::any::type_name::<K::Q>()
+        &format!(
+            "query {} ({mode:?}, cached: {cached})",
+            std::any::type_name::<K::Q>()
+        ),
     );
     // The writes landed: every matched entity now reads as the model says. A stray write to an
     // unmatched entity shows up in a later query or in the final whole-world check.
@@ -218,7 +153,7 @@ fn run_case(
     model: &mut Model,
     states: &mut States,
     case: usize,
-    mode: Mode,
+    mode: Path,
     cached: bool,
 ) {
     let f = match case {
@@ -237,7 +172,7 @@ fn run_case(
         12 => run::<Q12>,
         _ => unreachable!("no query case {case}"),
     };
-    f(world, model, states, case, mode, cached);
+    f(world, model, states, mode, cached);
 }
 
 // ----- operations ---------------------------------------------------------------------------
@@ -272,7 +207,7 @@ enum Op {
     },
     Query {
         case: usize,
-        mode: Mode,
+        mode: Path,
         cached: bool,
     },
 }
@@ -287,7 +222,7 @@ const POPULAR: [u16; 6] = [
     0b0_0001_1100,
 ];
 
-fn op(max_batch: usize, modes: &'static [Mode]) -> impl Strategy<Value = Op> {
+fn op(max_batch: usize, modes: &'static [Path]) -> impl Strategy<Value = Op> {
     let mask = prop_oneof![
         3 => prop::sample::select(&POPULAR[..]),
         2 => 0u16..(1 << TYPES),
@@ -402,22 +337,6 @@ fn apply(world: &mut World, model: &mut Model, states: &mut States, op: &Op) {
 const MAX_OPS: usize = if cfg!(miri) { 24 } else { 300 };
 const MAX_BATCH: usize = if cfg!(miri) { 6 } else { 40 };
 
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(miri) { 3 } else { 256 });
-    ProptestConfig {
-        cases,
-        failure_persistence: if cfg!(miri) {
-            None
-        } else {
-            Some(Box::new(FileFailurePersistence::WithSource("regressions")))
-        },
-        ..ProptestConfig::default()
-    }
-}
-
 /// Mostly 512-byte chunks (a handful of rows each, so many chunks per archetype); sometimes
 /// 4 KiB, so that small-row chunks outgrow one `par_for_each` task (at least 32 rows) and get
 /// split into row ranges; sometimes a chunk size per archetype (`MIXED`, `HOT_FIRST`).
@@ -435,28 +354,15 @@ const HOT_FIRST: usize = 1;
 /// The world a `chunk_size()` value stands for.
 fn world_for(chunk_size: usize) -> World {
     match chunk_size {
-        MIXED => {
-            let mut world = World::with_chunk_policy(ChunkPolicy::MinRows(200)).unwrap();
-            world.set_chunk_size_for::<(A, B)>(16 * 1024).unwrap();
-            world.set_column_order(ColumnOrder::MinPadding);
-            world
-        }
-        HOT_FIRST => {
-            let mut world = World::with_chunk_size(4096).unwrap();
-            let hot = vec![
-                world.register_component::<C>(),
-                world.register_component::<B>(),
-            ];
-            world.set_column_order(ColumnOrder::First(hot));
-            world
-        }
+        MIXED => worlds::mixed::<(A, B)>(200, 16 * 1024),
+        HOT_FIRST => worlds::hot_first::<C, B>(4096),
         bytes => World::with_test_chunk_size(bytes),
     }
 }
 
 /// In a world of `chunk_size`-byte chunks, applies `ops`, then runs every query shape once, in
 /// one of `modes` picked by `sweep`.
-fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
+fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Path]) {
     let mut world = world_for(chunk_size);
     let mut model = Model::default();
     let mut states = States::new();
@@ -472,7 +378,7 @@ fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Mode]) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(strategy::config(256, 3))]
 
     /// Every query shape, through `iter`, `for_each`, `for_each_chunk` and `get`, visits exactly
     /// the entities and values the model predicts, and its writes land where the model says.
@@ -486,13 +392,13 @@ proptest! {
     }
 
     /// The same through `par_for_each`: its own test, named `par_` so that Miri can run it with
-    /// the flags rayon needs (see `support`).
+    /// the flags rayon needs (see `ecs_test_support::pool`).
     #[test]
     fn par_for_each_agrees_with_the_model(
-        ops in prop::collection::vec(op(MAX_BATCH, &[Mode::ParForEach]), 0..MAX_OPS),
+        ops in prop::collection::vec(op(MAX_BATCH, &[Path::ParForEach]), 0..MAX_OPS),
         sweep in any::<u64>(),
         chunk_size in chunk_size(),
     ) {
-        check_ops(chunk_size, &ops, sweep, &[Mode::ParForEach]);
+        check_ops(chunk_size, &ops, sweep, &[Path::ParForEach]);
     }
 }

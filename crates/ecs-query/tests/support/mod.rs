@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests, and how to run them under Miri.
+//! How to run the integration tests under Miri, and the helper the `par_` tests use.
 //!
 //! Tests that run on rayon's pool have `par_` in their names. rayon's work-stealing deques use
 //! crossbeam-epoch, which Miri flags in two ways that are not about this crate's code (the same
@@ -18,19 +18,6 @@
 //! MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-ignore-leaks" cargo +nightly miri test -p ecs-query par_
 //! ```
 
-/// Runs `f` where `par_for_each` finds its thread pool.
-///
-/// Natively that is rayon's global pool. Under Miri it is a fresh two-thread pool whose threads
-/// are joined before this returns: Miri fails a test binary whose main thread exits while other
-/// threads still run, and the global pool's threads never exit. Two threads also keep Miri's
-/// interleavings cheap while still running tasks concurrently.
-pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if cfg!(miri) {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build_scoped(|thread| thread.run(), |pool| pool.install(f))
-            .expect("a two-thread pool")
-    } else {
-        f()
-    }
-}
+// `in_pool`, where `par_for_each` finds a thread pool Miri accepts, lives in ecs-test-support
+// with the other shared test helpers; the tests reach it through this module.
+pub use ecs_test_support::in_pool;

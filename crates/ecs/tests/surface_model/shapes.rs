@@ -5,24 +5,15 @@
 //! public paths (`iter`, `for_each`, `for_each_chunk`, `get`, `count`), either one-shot off
 //! the world or through a `QueryState` cached across the whole case.
 
-use std::any::{type_name, TypeId};
+use std::any::type_name;
 use std::collections::BTreeMap;
 
 use ecs::prelude::*;
 use ecs::query::{QueryFilter, WorldQuery};
+use ecs_test_support::shapes::{self, Path};
 
-use super::{code, Harness, Kind, Label, Row, Small, Tracked, Wide, Zst, ABSENT, LABEL, SMALL};
-use super::{TRACKED, WIDE, ZST};
-
-/// How a query is run.
-#[derive(Clone, Copy, Debug)]
-pub enum Path {
-    Iter,
-    ForEach,
-    Chunks,
-    Get,
-    Count,
-}
+use super::{code, Harness, Kind, Name, Num, Row, Tracked, Wide, Zst, ABSENT};
+use super::{NAME, NUM, TRACKED, WIDE, ZST};
 
 /// One query type of the family.
 trait Shape: 'static {
@@ -73,21 +64,21 @@ impl Shape for ReadTracked {
     }
 }
 
-/// `(Entity, RefRW<Small>, Option<RefRO<Label>>)` with `With<Zst>`.
-struct WriteSmallWithZst;
-impl Shape for WriteSmallWithZst {
-    type Q = (Entity, RefRW<Small>, Option<RefRO<Label>>);
+/// `(Entity, RefRW<Num>, Option<RefRO<Name>>)` with `With<Zst>`.
+struct WriteNumWithZst;
+impl Shape for WriteNumWithZst {
+    type Q = (Entity, RefRW<Num>, Option<RefRO<Name>>);
     type F = With<Zst>;
-    const WRITES: &'static [usize] = &[SMALL];
+    const WRITES: &'static [usize] = &[NUM];
     fn matches(row: &Row) -> bool {
-        has(row, SMALL) && has(row, ZST)
+        has(row, NUM) && has(row, ZST)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, SMALL), optional(row, LABEL)]
+        vec![value(row, NUM), optional(row, NAME)]
     }
-    fn observe((e, s, l): (Entity, &mut Small, Option<&Label>), seed: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s, l): (Entity, &mut Num, Option<&Name>), seed: u32) -> (Entity, Vec<u64>) {
         let seen = vec![s.read(), read_opt(l)];
-        s.write(seed);
+        s.mutate(seed);
         (e, seen)
     }
 }
@@ -108,29 +99,29 @@ impl Shape for WideWithoutTracked {
     }
 }
 
-/// `(Entity, Option<RefRO<Small>>)` with `Or<(With<Tracked>, With<Label>)>`.
-struct OptSmallOr;
-impl Shape for OptSmallOr {
-    type Q = (Entity, Option<RefRO<Small>>);
-    type F = Or<(With<Tracked>, With<Label>)>;
+/// `(Entity, Option<RefRO<Num>>)` with `Or<(With<Tracked>, With<Name>)>`.
+struct OptNumOr;
+impl Shape for OptNumOr {
+    type Q = (Entity, Option<RefRO<Num>>);
+    type F = Or<(With<Tracked>, With<Name>)>;
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) || has(row, LABEL)
+        has(row, TRACKED) || has(row, NAME)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![optional(row, SMALL)]
+        vec![optional(row, NUM)]
     }
-    fn observe((e, s): (Entity, Option<&Small>), _: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s): (Entity, Option<&Num>), _: u32) -> (Entity, Vec<u64>) {
         (e, vec![read_opt(s)])
     }
 }
 
-/// `Entity` with `(With<Tracked>, Without<Small>)`.
-struct EntitiesTrackedNotSmall;
-impl Shape for EntitiesTrackedNotSmall {
+/// `Entity` with `(With<Tracked>, Without<Num>)`.
+struct EntitiesTrackedNotNum;
+impl Shape for EntitiesTrackedNotNum {
     type Q = Entity;
-    type F = (With<Tracked>, Without<Small>);
+    type F = (With<Tracked>, Without<Num>);
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) && !has(row, SMALL)
+        has(row, TRACKED) && !has(row, NUM)
     }
     fn expect(_: &Row) -> Vec<u64> {
         Vec::new()
@@ -140,62 +131,59 @@ impl Shape for EntitiesTrackedNotSmall {
     }
 }
 
-/// `(Entity, RefRW<Tracked>, RefRO<Label>)`.
-struct WriteTrackedReadLabel;
-impl Shape for WriteTrackedReadLabel {
-    type Q = (Entity, RefRW<Tracked>, RefRO<Label>);
+/// `(Entity, RefRW<Tracked>, RefRO<Name>)`.
+struct WriteTrackedReadName;
+impl Shape for WriteTrackedReadName {
+    type Q = (Entity, RefRW<Tracked>, RefRO<Name>);
     type F = ();
     const WRITES: &'static [usize] = &[TRACKED];
     fn matches(row: &Row) -> bool {
-        has(row, TRACKED) && has(row, LABEL)
+        has(row, TRACKED) && has(row, NAME)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, TRACKED), value(row, LABEL)]
+        vec![value(row, TRACKED), value(row, NAME)]
     }
-    fn observe((e, t, l): (Entity, &mut Tracked, &Label), seed: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, t, l): (Entity, &mut Tracked, &Name), seed: u32) -> (Entity, Vec<u64>) {
         let seen = vec![t.read(), l.read()];
-        t.write(seed);
+        t.mutate(seed);
         (e, seen)
     }
 }
 
-/// `(Entity, RefRO<Small>)` with `Changed<Small>`, one-shot only.
-struct ChangedSmall;
-impl Shape for ChangedSmall {
-    type Q = (Entity, RefRO<Small>);
-    type F = Changed<Small>;
+/// `(Entity, RefRO<Num>)` with `Changed<Num>`, one-shot only.
+struct ChangedNum;
+impl Shape for ChangedNum {
+    type Q = (Entity, RefRO<Num>);
+    type F = Changed<Num>;
     const CACHEABLE: bool = false;
     fn matches(row: &Row) -> bool {
-        has(row, SMALL)
+        has(row, NUM)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, SMALL)]
+        vec![value(row, NUM)]
     }
-    fn observe((e, s): (Entity, &Small), _: u32) -> (Entity, Vec<u64>) {
+    fn observe((e, s): (Entity, &Num), _: u32) -> (Entity, Vec<u64>) {
         (e, vec![s.read()])
     }
 }
 
-/// `(Entity, RefRW<Wide>, Option<RefRW<Label>>)` with `Without<Zst>`.
-struct WriteWideAndLabel;
-impl Shape for WriteWideAndLabel {
-    type Q = (Entity, RefRW<Wide>, Option<RefRW<Label>>);
+/// `(Entity, RefRW<Wide>, Option<RefRW<Name>>)` with `Without<Zst>`.
+struct WriteWideAndName;
+impl Shape for WriteWideAndName {
+    type Q = (Entity, RefRW<Wide>, Option<RefRW<Name>>);
     type F = Without<Zst>;
-    const WRITES: &'static [usize] = &[WIDE, LABEL];
+    const WRITES: &'static [usize] = &[WIDE, NAME];
     fn matches(row: &Row) -> bool {
         has(row, WIDE) && !has(row, ZST)
     }
     fn expect(row: &Row) -> Vec<u64> {
-        vec![value(row, WIDE), optional(row, LABEL)]
+        vec![value(row, WIDE), optional(row, NAME)]
     }
-    fn observe(
-        (e, w, l): (Entity, &mut Wide, Option<&mut Label>),
-        seed: u32,
-    ) -> (Entity, Vec<u64>) {
-        let seen = vec![w.read(), l.as_deref().map_or(ABSENT, Label::read)];
-        w.write(seed);
+    fn observe((e, w, l): (Entity, &mut Wide, Option<&mut Name>), seed: u32) -> (Entity, Vec<u64>) {
+        let seen = vec![w.read(), l.as_deref().map_or(ABSENT, Name::read)];
+        w.mutate(seed);
         if let Some(l) = l {
-            l.write(seed);
+            l.mutate(seed);
         }
         (e, seen)
     }
@@ -231,20 +219,24 @@ pub fn run_shape(
 ) {
     match shape % SHAPES {
         0 => run::<ReadTracked>(h, path, cached, target, seed),
-        1 => run::<WriteSmallWithZst>(h, path, cached, target, seed),
+        1 => run::<WriteNumWithZst>(h, path, cached, target, seed),
         2 => run::<WideWithoutTracked>(h, path, cached, target, seed),
-        3 => run::<OptSmallOr>(h, path, cached, target, seed),
-        4 => run::<EntitiesTrackedNotSmall>(h, path, cached, target, seed),
-        5 => run::<WriteTrackedReadLabel>(h, path, cached, target, seed),
-        6 => run::<ChangedSmall>(h, path, cached, target, seed),
-        7 => run::<WriteWideAndLabel>(h, path, cached, target, seed),
+        3 => run::<OptNumOr>(h, path, cached, target, seed),
+        4 => run::<EntitiesTrackedNotNum>(h, path, cached, target, seed),
+        5 => run::<WriteTrackedReadName>(h, path, cached, target, seed),
+        6 => run::<ChangedNum>(h, path, cached, target, seed),
+        7 => run::<WriteWideAndName>(h, path, cached, target, seed),
         _ => run::<Everything>(h, path, cached, target, seed),
     }
 }
 
 /// Applies a shape's writes of `seed` to the model row of `entity`.
 fn write_model<S: Shape>(h: &mut Harness, entity: Entity, seed: u32) {
-    let row = h.model.get_mut(&entity).expect("matched entities are live");
+    let row = h
+        .model
+        .rows
+        .get_mut(&entity)
+        .expect("matched entities are live");
     for &k in S::WRITES {
         if row[k].is_some() {
             row[k] = Some(code(k, seed));
@@ -256,73 +248,38 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
     let cached = cached && S::CACHEABLE;
     let expected: BTreeMap<Entity, Vec<u64>> = h
         .model
+        .rows
         .iter()
         .filter(|(_, row)| S::matches(row))
         .map(|(&e, row)| (e, S::expect(row)))
         .collect();
     let Harness { world, states, .. } = h;
-    let state = cached.then(|| {
-        states
-            .entry(TypeId::of::<S>())
-            .or_insert_with(|| Box::new(QueryState::<S::Q, S::F>::new(world)))
-            .downcast_mut::<QueryState<S::Q, S::F>>()
-            .expect("one state type per shape")
-    });
+    let state = cached.then(|| states.get::<S::Q, S::F>(world));
     match path {
-        Path::Iter | Path::ForEach => {
-            let mut got: Vec<(Entity, Vec<u64>)> = Vec::new();
-            match (path, state) {
-                (Path::Iter, Some(state)) => {
-                    let iter = state.iter_mut(world);
-                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
-                    got.extend(iter.map(|item| S::observe(item, seed)));
-                }
-                (Path::Iter, None) => {
-                    let iter = world.query_filtered::<S::Q, S::F>().iter();
-                    assert_eq!(iter.size_hint().1, Some(expected.len()), "size hint");
-                    got.extend(iter.map(|item| S::observe(item, seed)));
-                }
-                (_, Some(state)) => state.for_each(world, |item| got.push(S::observe(item, seed))),
-                (_, None) => world
-                    .query_filtered::<S::Q, S::F>()
-                    .for_each(|item| got.push(S::observe(item, seed))),
+        Path::Iter | Path::ForEach | Path::ParForEach => {
+            let seen = shapes::observe(world, state, path, |item| S::observe(item, seed));
+            if let Some((_, upper)) = seen.size_hint {
+                assert_eq!(upper, Some(expected.len()), "size hint");
             }
-            let n = got.len();
-            let got: BTreeMap<Entity, Vec<u64>> = got.into_iter().collect();
-            assert_eq!(got.len(), n, "an entity was yielded twice");
-            assert_eq!(got, expected, "{} by {path:?}", type_name::<S>());
+            let want = expected.iter().map(|(&e, v)| (e, v.clone())).collect();
+            shapes::assert_same(
+                seen.items,
+                want,
+                &format!("{} by {path:?}", type_name::<S>()),
+            );
             for e in expected.into_keys() {
                 write_model::<S>(h, e, seed);
             }
         }
         Path::Chunks => {
             let mut got: Vec<Entity> = Vec::new();
-            let mut visit = |view: ChunkView<'_, S::Q>| {
-                assert!(!view.is_empty(), "an empty chunk was handed out");
-                assert_eq!(view.len(), view.entities().len());
-                got.extend_from_slice(view.entities());
-            };
-            match state {
-                Some(state) => state.for_each_chunk(world, &mut visit),
-                None => world
-                    .query_filtered::<S::Q, S::F>()
-                    .for_each_chunk(&mut visit),
-            }
-            got.sort_unstable();
-            let expected: Vec<Entity> = expected.into_keys().collect();
-            assert_eq!(got, expected, "{} by chunks", type_name::<S>());
+            shapes::chunks(world, state, |view| got.extend_from_slice(view.entities()));
+            let want = expected.into_keys().collect();
+            shapes::assert_same(got, want, &format!("{} by chunks", type_name::<S>()));
         }
         Path::Get => {
-            let got = match state {
-                Some(state) => state
-                    .get_mut(world, target)
-                    .map(|item| S::observe(item, seed)),
-                None => world
-                    .query_filtered::<S::Q, S::F>()
-                    .get(target)
-                    .map(|item| S::observe(item, seed)),
-            };
-            let want = match (h.model.get(&target), expected.get(&target)) {
+            let got = shapes::get(world, state, target).map(|item| S::observe(item, seed));
+            let want = match (h.model.rows.get(&target), expected.get(&target)) {
                 (None, _) => Err(QueryError::NoSuchEntity(target)),
                 (Some(_), None) => Err(QueryError::NoMatch {
                     entity: target,
@@ -336,10 +293,7 @@ fn run<S: Shape>(h: &mut Harness, path: Path, cached: bool, target: Entity, seed
             }
         }
         Path::Count => {
-            let got = match state {
-                Some(state) => state.count(world),
-                None => world.query_filtered::<S::Q, S::F>().count(),
-            };
+            let got = shapes::count(world, state);
             assert_eq!(got, expected.len(), "{} count", type_name::<S>());
         }
     }

@@ -46,7 +46,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
-use crate::archetype::Archetype;
+use crate::archetype::{Archetype, EmptiedChunk};
 use crate::chunk::Chunk;
 use crate::component::ComponentId;
 use crate::enable;
@@ -550,16 +550,33 @@ impl World {
             let id = archetypes.get_or_create(target.signature.clone(), components);
             let arch = &mut archetypes.as_mut_slice()[id.index()];
             let rows = data.entities.len();
-            let fill = |ids: NonNull<Entity>, bases: &[NonNull<u8>], first: usize, count: usize| {
-                // SAFETY: `fill_empty` hands out room for rows `0..count` of a fresh chunk's
-                // entity column; the snapshot holds `rows` ids and `first + count <= rows`.
-                // Nothing here unwinds (`place_live` never panics).
-                unsafe {
-                    let src = data.entities.as_ptr().add(first);
-                    std::ptr::copy_nonoverlapping(src, ids.as_ptr(), count);
+            let fill = |ids: NonNull<Entity>,
+                        held: usize,
+                        bases: &[NonNull<u8>],
+                        first: usize,
+                        count: usize| {
+                let src = &data.entities[first..first + count];
+                // SAFETY: rows `0..held` of the entity column still hold initialised ids
+                // (`fill_empty`'s contract), and `&&` reads `count` of them only when
+                // `count <= held`; the slice is dropped before anything writes the column.
+                let kept = held >= count
+                    && unsafe { std::slice::from_raw_parts(ids.as_ptr(), count) } == src;
+                if kept {
+                    // The usual rollback: the chunk holds the same entities at the same rows
+                    // (of the same archetype, since `reuse` came from it), so their table
+                    // slots already point here, and `restore_slots` wrote only slots the
+                    // snapshot has vacant. Neither the ids nor the slots need writing.
+                    entities.keep_live(count);
+                } else {
+                    // SAFETY: `fill_empty` hands out room for rows `0..count` of the chunk's
+                    // entity column; the snapshot holds `rows` ids and `first + count <= rows`.
+                    // Nothing here unwinds (`place_live` never panics).
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(src.as_ptr(), ids.as_ptr(), count);
+                    }
+                    // While the ids are in cache: the rows' entity-table slots.
+                    entities.place_live(id, first, src);
                 }
-                // While the ids are in cache: the rows' entity-table slots.
-                entities.place_live(id, first, &data.entities[first..first + count]);
                 for (c, &base) in bases.iter().enumerate() {
                     let (from, size) = (target.from[c], target.sizes[c]);
                     match (&data.columns[from], &cloned[from]) {
@@ -721,7 +738,7 @@ impl World {
     /// need no drop (pod components, tags) just forgets its rows, since the entity table is
     /// rebuilt next, and hands back each archetype's chunks for the refill to reuse (no
     /// allocation, no page faults); otherwise [`World::clear`], which is panic-safe.
-    fn empty_for_restore(&mut self) -> Vec<Vec<Chunk>> {
+    fn empty_for_restore(&mut self) -> Vec<Vec<EmptiedChunk>> {
         let components = self.components();
         let any_drop = self.archetypes().iter().any(|arch| {
             !arch.is_empty()

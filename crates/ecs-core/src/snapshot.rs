@@ -55,12 +55,14 @@ use crate::error::SnapshotError;
 use crate::signature::Signature;
 use crate::world::{Tick, World};
 
+mod buf;
 #[deny(unsafe_code)]
 mod format;
 #[deny(unsafe_code)]
 mod hash;
 mod registry;
 
+use buf::PodBuf;
 pub(crate) use registry::SnapshotRegistry;
 use registry::{ClonedColumn, ColumnKind, ResourceValue};
 
@@ -131,7 +133,8 @@ pub(crate) struct ArchetypeData {
 }
 
 pub(crate) enum Column {
-    Pod(Vec<u8>),
+    /// 64-byte aligned: see the `buf` module for why.
+    Pod(PodBuf),
     Cloned(Box<dyn ClonedColumn>),
 }
 
@@ -399,7 +402,7 @@ impl World {
                 };
                 if !fits {
                     let fresh = match kind {
-                        ColumnKind::Pod => Column::Pod(Vec::new()),
+                        ColumnKind::Pod => Column::Pod(PodBuf::default()),
                         ColumnKind::Clone(new) => Column::Cloned(new()),
                     };
                     if i < data.columns.len() {
@@ -417,7 +420,12 @@ impl World {
             let first_row = data.entities.len();
             data.entities.reserve(arch.len());
             for chunk in arch.chunks() {
-                data.entities.extend_from_slice(chunk.entities());
+                // In pieces of at most 2 KiB: `data.entities` is a `Vec` (16 bytes past a
+                // cache line for large blocks), and bigger copies to a misaligned destination
+                // go through a `rep movsb` that runs about 3× slower (see the `buf` module).
+                for ids in chunk.entities().chunks(ID_PIECE) {
+                    data.entities.extend_from_slice(ids);
+                }
             }
             for (i, &c) in kept.iter().enumerate() {
                 if let Some(slot) = arch.enable_slot(c) {
@@ -556,11 +564,19 @@ impl World {
                         first: usize,
                         count: usize| {
                 let src = &data.entities[first..first + count];
+                // Compared as bytes: `[Entity] == [Entity]` goes id by id, a `memcmp` is
+                // several times faster (a million-row restore spent 30% of its time there).
                 // SAFETY: rows `0..held` of the entity column still hold initialised ids
                 // (`fill_empty`'s contract), and `&&` reads `count` of them only when
-                // `count <= held`; the slice is dropped before anything writes the column.
+                // `count <= held`; `Entity` is `repr(C)` of two `u32`s, 8 bytes without
+                // padding, so every byte of an id is initialised. The slices are dropped
+                // before anything writes the column.
                 let kept = held >= count
-                    && unsafe { std::slice::from_raw_parts(ids.as_ptr(), count) } == src;
+                    && unsafe {
+                        let len = count * size_of::<Entity>();
+                        let old = std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), len);
+                        old == std::slice::from_raw_parts(src.as_ptr().cast::<u8>(), len)
+                    };
                 if kept {
                     // The usual rollback: the chunk holds the same entities at the same rows
                     // (of the same archetype, since `reuse` came from it), so their table
@@ -864,3 +880,9 @@ const _: () = {
     const fn is_send_sync<T: Send + Sync>() {}
     is_send_sync::<Snapshot>()
 };
+
+/// Entity ids `snapshot_into` copies at a time: 2 KiB, below glibc's `rep movsb` threshold.
+const ID_PIECE: usize = 2048 / size_of::<Entity>();
+
+// `restore` compares entity ids as bytes: two `u32`s and no padding.
+const _: () = assert!(size_of::<Entity>() == 2 * size_of::<u32>());

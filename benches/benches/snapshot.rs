@@ -2,7 +2,9 @@
 //!
 //! - `snapshot_1m`: 1,000,000 `(Position, Velocity)` pod entities (24 B of components each,
 //!   24 MB in all): `memcpy` of 24 MB into a reused buffer; `snapshot_into` a reused snapshot;
-//!   `snapshot` into a fresh one; `restore`; `state_hash` (with throughput).
+//!   `snapshot` into a fresh one; `restore` (into the world as saved); `restore_after_frame`
+//!   (after a frame moved every position, only the restore timed); `state_hash` (with
+//!   throughput).
 //! - `rollback_1k`: 1,000 entities under a one-system schedule; a plain frame, a frame that also
 //!   snapshots, and a rollback frame (restore 8 frames back, re-simulate those 8 with their
 //!   snapshots, then the frame itself).
@@ -15,7 +17,7 @@
 )]
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ecs::prelude::*;
@@ -65,6 +67,22 @@ fn snapshot_1m(c: &mut Criterion) {
     });
     group.bench_function("restore", |b| {
         b.iter(|| world.restore(black_box(&snap)).unwrap());
+    });
+    // The rollback case: a frame has moved every position since the snapshot, so no column
+    // matches it any more (only the entity ids do). Only the restore is timed.
+    let mut frame = Schedule::single_threaded();
+    frame.add_system(movement);
+    group.bench_function("restore_after_frame", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                frame.run(&mut world).unwrap();
+                let start = Instant::now();
+                world.restore(black_box(&snap)).unwrap();
+                spent += start.elapsed();
+            }
+            spent
+        });
     });
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("state_hash", |b| {

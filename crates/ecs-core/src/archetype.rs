@@ -1119,53 +1119,71 @@ impl Archetype {
     /// Empties the archetype without dropping anything, moving its chunks (emptied) to `into`
     /// for [`Archetype::fill_empty`] to reuse: a restore then neither frees nor allocates.
     /// Values of columns that need a drop would leak, so it is for drop-free archetypes.
-    pub(crate) fn take_chunks(&mut self, into: &mut Vec<Chunk>) {
+    ///
+    /// The chunks go to `into` last one first, so that popping them hands them back in their
+    /// old order, each with the number of rows it held: their entity ids stay in place (only
+    /// the length is reset), which lets a restore into the same shape skip rows that keep
+    /// their entity.
+    pub(crate) fn take_chunks(&mut self, into: &mut Vec<EmptiedChunk>) {
         debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
         self.len = 0;
-        into.extend(self.chunks.drain(..).map(|mut chunk| {
+        into.extend(self.chunks.drain(..).rev().map(|mut chunk| {
+            let held = chunk.len();
             chunk.set_len(0);
             // No row: the bulk stamp no longer stands for anything (`push_chunk` resets the
             // row ticks when the chunk comes back into use).
             chunk.enable_masks_mut().clear();
-            chunk
+            EmptiedChunk { chunk, held }
         }));
     }
 
-    /// Fills this empty archetype with `rows` rows, a fresh chunk at a time (for restoring a
-    /// snapshot): `fill(ids, bases, first, count)` gets the chunk's entity-id column, the base
+    /// Fills this empty archetype with `rows` rows, a chunk at a time (for restoring a
+    /// snapshot): `fill(ids, held, bases, first, count)` gets the chunk's entity-id column,
+    /// how many of its leading entity ids are still those the chunk held before it was emptied
+    /// (initialised `Entity` values, readable until overwritten; 0 for a fresh chunk), the base
     /// of each of its component columns (in column order) and the archetype rows
     /// `first..first + count` the chunk takes, and writes rows `0..count` of each. Chunks are
-    /// taken from `reuse` (chunks [`Archetype::take_chunks`] took from this archetype) before
-    /// any is allocated.
+    /// popped from `reuse` (chunks [`Archetype::take_chunks`] took from this archetype, so in
+    /// their old order) before the spare or a new one is used.
     ///
     /// # Safety
     /// - The archetype is empty.
     /// - Every chunk in `reuse` was taken from this archetype by `take_chunks`.
-    /// - `fill` initialises rows `0..count` of the entity column and of every column it is
-    ///   handed, with values of each column's type, and does not unwind.
+    /// - `fill` initialises rows `0..count` of the entity column (rows below `held` may be
+    ///   left as they are) and of every column it is handed, with values of each column's
+    ///   type, and does not unwind.
     pub(crate) unsafe fn fill_empty(
         &mut self,
         tick: u64,
         rows: usize,
-        reuse: &mut Vec<Chunk>,
-        mut fill: impl FnMut(NonNull<Entity>, &[NonNull<u8>], usize, usize),
+        reuse: &mut Vec<EmptiedChunk>,
+        mut fill: impl FnMut(NonNull<Entity>, usize, &[NonNull<u8>], usize, usize),
     ) {
         debug_assert!(self.is_empty());
         let cap = self.layout.capacity();
         let mut first = 0;
         while first < rows {
             let count = (rows - first).min(cap);
-            if self.spare.is_none() {
-                // An emptied chunk of this archetype: a valid spare (invariants 4 and 5).
-                self.spare = reuse.pop();
-            }
-            self.push_chunk(tick);
+            let held = match reuse.pop() {
+                // An emptied chunk of this archetype: a valid spare (invariants 4 and 5), put
+                // in ahead of the current spare so chunk `k` comes back as chunk `k`.
+                Some(EmptiedChunk { chunk, held }) => {
+                    let spare = self.spare.replace(chunk);
+                    self.push_chunk(tick);
+                    self.spare = spare;
+                    held
+                }
+                None => {
+                    self.push_chunk(tick);
+                    0
+                }
+            };
             let chunk = self.chunks.last().expect("just pushed");
             debug_assert!(chunk.is_empty(), "a pushed chunk is new or the empty spare");
             let bases: SmallVec<[NonNull<u8>; 12]> = (0..self.columns.len())
                 .map(|c| self.column_base(chunk, c))
                 .collect();
-            fill(chunk.entity_ptr(), &bases, first, count);
+            fill(chunk.entity_ptr(), held, &bases, first, count);
             let chunk = self.chunks.last_mut().expect("just pushed");
             chunk.set_len(count);
             chunk.enable_masks_mut().enable_rows(0, count);
@@ -1252,6 +1270,16 @@ impl Archetype {
 
 /// The most components one bundle (a tuple) can hold.
 pub(crate) const MAX_BUNDLE: usize = 12;
+
+/// A chunk [`Archetype::take_chunks`] emptied for a snapshot restore.
+///
+/// # Invariants
+/// `chunk` has length 0 and `held <= capacity`; rows `0..held` of its entity column still
+/// hold the ids (initialised `Entity` values) of the rows it held when it was taken.
+pub(crate) struct EmptiedChunk {
+    chunk: Chunk,
+    held: usize,
+}
 
 /// The cell pointers [`Archetype::cells`] returns; derefs to a slice.
 pub(crate) struct RowCells {

@@ -523,8 +523,9 @@ impl Entities {
     /// Snapshot support: replaces the table with `count` slots, where `free[i]` is vacant with
     /// next generation `free_generations[i]` and on the free list in that order, `retired` are
     /// vacant at `u32::MAX`, and every other slot keeps whatever it held: the caller must
-    /// [`Entities::place_live`] each of them and then [`Entities::finish_restore`] before the
-    /// table is used again.
+    /// [`Entities::place_live`] each of them (or count with [`Entities::keep_live`] the ones
+    /// that already point at the row the restore puts them in) and then
+    /// [`Entities::finish_restore`] before the table is used again.
     ///
     /// Slots are not cleared first: a snapshot lists every slot exactly once as live, free or
     /// retired (checked when one is read from bytes), so each is written exactly once and a
@@ -579,6 +580,14 @@ impl Entities {
             }
         }
         self.live += placed;
+    }
+
+    /// Snapshot support: counts `count` live slots that a restore left as they were (rows
+    /// that hold the same entity at the same location before and after), as
+    /// [`Entities::place_live`] counts the slots it writes.
+    #[inline]
+    pub(crate) fn keep_live(&mut self, count: usize) {
+        self.live += count as u32;
     }
 
     /// Snapshot support: ends a restore, checking that every slot was accounted for (the

@@ -26,6 +26,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use super::buf::PodBuf;
 use super::hash::bytes_hash;
 use super::registry::ResourceValue;
 use super::{ArchetypeData, Column, ComponentEntry, ResourceEntry, Snapshot};
@@ -472,7 +473,7 @@ impl<'a> Reader<'a> {
                 let Some(len) = entry.size.checked_mul(rows) else {
                     return Err(self.corrupt(self.at, format!("`{}` column too long", entry.name)));
                 };
-                columns.push(Column::Pod(self.take(len)?.to_vec()));
+                columns.push(Column::Pod(PodBuf::from_slice(self.take(len)?)));
             }
             let mut disabled = Vec::with_capacity(cols.len());
             for _ in &cols {

@@ -98,6 +98,19 @@ fn toggle_10k(c: &mut Criterion) {
     {
         let mut world = World::new();
         world.register_enableable::<Tag<0>>();
+        let ids: Vec<Entity> = world
+            .spawn_batch((0..N).map(|i| (pos_vel(i).0, pos_vel(i).1, Tag::<0>(0.0))))
+            .collect();
+        group.bench_function("set_enabled_many", |b| {
+            b.iter(|| {
+                world.set_enabled_many::<Tag<0>>(&ids, false).unwrap();
+                world.set_enabled_many::<Tag<0>>(&ids, true).unwrap();
+            });
+        });
+    }
+    {
+        let mut world = World::new();
+        world.register_enableable::<Tag<0>>();
         world.spawn_batch((0..N).map(|i| (pos_vel(i).0, pos_vel(i).1, Tag::<0>(0.0))));
         let mut state = QueryState::<EnabledRW<Tag<0>>>::new(&mut world);
         group.bench_function("enabled_rw_loop", |b| {

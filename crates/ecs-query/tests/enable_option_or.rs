@@ -322,3 +322,26 @@ fn or_with_a_change_filter_tests_each_element_whole() {
     });
     assert_eq!(each, want, "for_each");
 }
+
+#[test]
+fn par_writers_over_masked_chunks_mark_exactly_the_rows_they_hand_out() {
+    for threads in [None, Some(pool())] {
+        let (mut world, ids) = build();
+        let mut changed = QueryState::<Entity, Changed<A>>::new(&mut world);
+        changed.iter(&world).for_each(drop);
+        world.advance_tick();
+        let mut writer = QueryState::<RefRW<A>>::new(&mut world);
+        let mut run = |world: &mut World| writer.par_for_each(world, |a| a.0 += 1000);
+        match threads {
+            None => Parallelism::Sequential.scope(|| run(&mut world)),
+            Some(p) => Parallelism::Pool(p).scope(|| run(&mut world)),
+        }
+        let written: BTreeSet<Entity> = changed.iter(&world).collect();
+        let want: BTreeSet<Entity> = ids
+            .iter()
+            .copied()
+            .filter(|&e| on::<A>(&world, e))
+            .collect();
+        assert_eq!(written, want, "Changed<A> after a par RefRW<A> loop");
+    }
+}

@@ -72,6 +72,19 @@ fn enable_iter_1m(c: &mut Criterion) {
             b.iter(|| state.for_each(&mut world, |(p, v)| p.0 += v.0));
         });
     }
+    // `Option` over a type never registered enableable: must cost what it did before
+    // `Option` learnt enable bits.
+    let mut world = world(false, |_| false);
+    let mut state = QueryState::<(RefRW<Position>, Option<RefRO<Velocity>>)>::new(&mut world);
+    group.bench_function("plain_option", |b| {
+        b.iter(|| {
+            state.for_each(&mut world, |(p, v)| {
+                if let Some(v) = v {
+                    p.0 += v.0;
+                }
+            });
+        });
+    });
     group.finish();
 }
 

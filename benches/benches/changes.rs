@@ -7,6 +7,8 @@
 //! - `changed_sparse_1m`: 1 % of 1,000,000 rows written through `get_mut`, then a reader that
 //!   sums the written rows through `Changed<Position>`, beside the same reader with no filter
 //!   (which visits every row).
+//! - `par_masked_1m`: `par_for_each` over rows half disabled, with row marks on: the cost of
+//!   marking the rows of masked tasks.
 //!
 //! Run with `cargo bench -p ecs-benches --bench changes`.
 
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
+use ecs::query::Parallelism;
 use ecs_benches::{Position, Vec3, Velocity};
 
 const MILLION: usize = 1_000_000;
@@ -96,12 +99,52 @@ fn changed_sparse_1m(c: &mut Criterion) {
     group.finish();
 }
 
+/// `par_for_each` writing `Position` over 1,000,000 rows, an enableable `Position` half off
+/// (in runs of 64 rows, and at random) and a `Changed<Position>` reader (row marks on): every
+/// task carries its chunk's mask, so what it costs to mark the rows it hands out shows.
+/// Sequential, so that the shared machine's other load does not decide the split.
+fn par_masked_1m(c: &mut Criterion) {
+    let mut group = c.benchmark_group("par_masked_1m");
+    let random = |i: usize| {
+        let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 33;
+        x & 1 == 0
+    };
+    let cases: [(&str, &dyn Fn(usize) -> bool); 2] = [
+        ("half_off_runs64", &|i| (i / 64) % 2 == 1),
+        ("half_off_random", &random),
+    ];
+    for (name, off) in cases {
+        let mut world = World::new();
+        world.register_enableable::<Position>();
+        let ids: Vec<Entity> = world.spawn_batch((0..MILLION).map(pos_vel)).collect();
+        let off: Vec<Entity> = ids
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| off(*i))
+            .map(|(_, &e)| e)
+            .collect();
+        world.set_enabled_many::<Position>(&off, false).unwrap();
+        let _reader = QueryState::<RefRO<Position>, Changed<Position>>::new(&mut world);
+        let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                Parallelism::Sequential
+                    .scope(|| state.par_for_each(&mut world, |(p, v)| p.0 += v.0));
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .sample_size(10);
-    targets = marks_1m, changed_sparse_1m
+    targets = marks_1m, changed_sparse_1m, par_masked_1m
 }
 criterion_main!(benches);

@@ -72,6 +72,19 @@ fn enable_iter_1m(c: &mut Criterion) {
             b.iter(|| state.for_each(&mut world, |(p, v)| p.0 += v.0));
         });
     }
+    // `Option` over a type never registered enableable: must cost what it did before
+    // `Option` learnt enable bits.
+    let mut world = world(false, |_| false);
+    let mut state = QueryState::<(RefRW<Position>, Option<RefRO<Velocity>>)>::new(&mut world);
+    group.bench_function("plain_option", |b| {
+        b.iter(|| {
+            state.for_each(&mut world, |(p, v)| {
+                if let Some(v) = v {
+                    p.0 += v.0;
+                }
+            });
+        });
+    });
     group.finish();
 }
 
@@ -92,6 +105,19 @@ fn toggle_10k(c: &mut Criterion) {
                 for &e in &ids {
                     world.set_enabled::<Tag<0>>(e, true).unwrap();
                 }
+            });
+        });
+    }
+    {
+        let mut world = World::new();
+        world.register_enableable::<Tag<0>>();
+        let ids: Vec<Entity> = world
+            .spawn_batch((0..N).map(|i| (pos_vel(i).0, pos_vel(i).1, Tag::<0>(0.0))))
+            .collect();
+        group.bench_function("set_enabled_many", |b| {
+            b.iter(|| {
+                world.set_enabled_many::<Tag<0>>(&ids, false).unwrap();
+                world.set_enabled_many::<Tag<0>>(&ids, true).unwrap();
             });
         });
     }

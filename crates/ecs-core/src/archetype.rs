@@ -293,6 +293,20 @@ impl Archetype {
         }
     }
 
+    /// Records that column `col` of rows `rows` (rows within chunk `chunk`) was written at
+    /// `tick`: [`Archetype::stamp_row`] for one column and many rows of one chunk, stamping
+    /// the chunk's column tick once.
+    pub(crate) fn stamp_rows_changed(&mut self, chunk: usize, col: usize, rows: &[u32], tick: u64) {
+        let chunk = &mut self.chunks[chunk];
+        chunk.mark_changed(col, tick);
+        if self.marks[col] != RowMarks::NONE {
+            for &r in rows {
+                let (_, added) = chunk.row_marks(col, r as usize, tick);
+                chunk.set_row_marks(col, r as usize, (tick as u32, added), tick);
+            }
+        }
+    }
+
     /// Records that the values of `cols` at `addr` were written at `tick` (and, if `added`,
     /// that the row gained them then).
     #[inline(always)]
@@ -1311,6 +1325,18 @@ impl RowAddr {
     #[inline]
     pub(crate) fn row(self) -> usize {
         self.row
+    }
+
+    /// The index of the row's chunk in its archetype.
+    #[inline]
+    pub(crate) fn chunk(self) -> usize {
+        self.chunk
+    }
+
+    /// The row within its chunk.
+    #[inline]
+    pub(crate) fn r(self) -> usize {
+        self.r
     }
 }
 

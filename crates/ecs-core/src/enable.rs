@@ -138,6 +138,34 @@ impl EnableMask {
         }
     }
 
+    /// Sets the bits of `rows` to `on`, pushing onto `flipped` the rows whose bit changed.
+    /// Consecutive rows of one word are updated in a register and stored once.
+    ///
+    /// # Panics
+    /// If a row is past the capacity.
+    fn set_rows(&mut self, rows: impl Iterator<Item = u32>, on: bool, flipped: &mut Vec<u32>) {
+        let mut at = usize::MAX;
+        let mut word = 0u64;
+        for r in rows {
+            let w = r as usize / 64;
+            if w != at {
+                if at != usize::MAX {
+                    *self.words[at].get_mut() = word;
+                }
+                at = w;
+                word = *self.words[w].get_mut();
+            }
+            let bit = 1u64 << (r % 64);
+            if (word & bit != 0) != on {
+                word ^= bit;
+                flipped.push(r);
+            }
+        }
+        if at != usize::MAX {
+            *self.words[at].get_mut() = word;
+        }
+    }
+
     fn clear(&mut self) {
         for w in self.words.iter_mut() {
             *w.get_mut() = 0;
@@ -349,20 +377,142 @@ impl World {
     ) -> Result<bool, ComponentError> {
         self.flush();
         let tick = self.change_tick();
-        let (loc, col, slot) = self.enable_slot_of::<T>(entity)?;
+        let id = self.component_id::<T>();
+        let (loc, at, col, slot) = self.enable_slot_cached::<T>(id, entity, &mut None)?;
+        Ok(self.set_bit(loc.archetype, at, col, slot, enabled, tick))
+    }
+
+    /// Enables or disables `T` of every entity in `entities` without moving rows; returns how
+    /// many changed state. Changing a row's state marks `T` changed there, as
+    /// [`World::set_enabled`] does. Faster than a loop of `set_enabled`: `T` is looked up once
+    /// and each archetype's column and enable slot once per run of entities in it.
+    ///
+    /// All entities are checked before any bit is touched: on an error nothing changed.
+    /// An entity listed twice is set twice (the second time it does not count as changed).
+    ///
+    /// # Errors
+    /// As [`World::set_enabled`], for the first entity in `entities` that fails; the error
+    /// names it.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, World};
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let es: Vec<_> = (0..4).map(|_| world.spawn((Stunned,))).collect();
+    /// world.set_enabled::<Stunned>(es[0], false).unwrap();
+    /// assert_eq!(world.set_enabled_many::<Stunned>(&es, false), Ok(3));
+    /// assert!(es.iter().all(|&e| world.is_enabled::<Stunned>(e) == Ok(false)));
+    /// // A bad entity anywhere in the list: nothing changes, and the error names it.
+    /// let plain = world.spawn((1u8,));
+    /// let err = world.set_enabled_many::<Stunned>(&[es[0], plain], true);
+    /// assert!(matches!(err, Err(ComponentError::MissingComponent { entity, .. }) if entity == plain));
+    /// assert_eq!(world.is_enabled::<Stunned>(es[0]), Ok(false));
+    /// ```
+    pub fn set_enabled_many<T: Component>(
+        &mut self,
+        entities: &[Entity],
+        enabled: bool,
+    ) -> Result<usize, ComponentError> {
+        self.flush();
+        let tick = self.change_tick();
+        let id = self.component_id::<T>();
+        // Every entity is checked, and its row found (once), before any bit changes; `T`'s
+        // column is checked once per run of entities in one archetype.
+        let mut rows = Vec::with_capacity(entities.len());
+        let mut checked = None;
+        for &entity in entities {
+            let (loc, at) = self
+                .locate_row(entity)
+                .ok_or(ComponentError::NoSuchEntity(entity))?;
+            if checked != Some(loc.archetype) {
+                self.enable_slot_cached::<T>(id, entity, &mut None)?;
+                checked = Some(loc.archetype);
+            }
+            rows.push((
+                loc.archetype.index() as u32,
+                at.chunk() as u32,
+                at.r() as u32,
+            ));
+        }
+        let Some(id) = id else {
+            return Ok(0); // no entity listed (any listed one would have failed above)
+        };
         let (_, _, archetypes) = self.parts_mut();
-        let arch = &mut archetypes.as_mut_slice()[loc.archetype.index()];
-        let (c, r) = arch.split_row(loc.row as usize);
-        let chunk = arch.chunk_mut(c);
-        let mask = &mut chunk.enable_masks_mut().0[slot];
-        let was = mask.get(r);
+        let archetypes = archetypes.as_mut_slice();
+        let mut changed = 0;
+        let mut flipped = Vec::new();
+        // Runs of rows in one chunk: bits flipped through one mask, the chunk's column tick
+        // stamped once per run.
+        for run in rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let (a, c, _) = run[0];
+            let arch = &mut archetypes[a as usize];
+            let col = arch.column(id).expect("checked above");
+            let slot = arch.enable_slot(col).expect("checked above");
+            let mask = &mut arch.chunk_mut(c as usize).enable_masks_mut().0[slot];
+            flipped.clear();
+            mask.set_rows(run.iter().map(|&(_, _, r)| r), enabled, &mut flipped);
+            if !flipped.is_empty() {
+                // Enabling or disabling is a change of `T`: of these rows only.
+                arch.stamp_rows_changed(c as usize, col, &flipped, tick);
+                changed += flipped.len();
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Sets the enable bit of the row at `at` (of archetype `arch`) in `slot`, stamping
+    /// column `col` changed there if the bit flips; returns the previous bit.
+    #[inline]
+    fn set_bit(
+        &mut self,
+        arch: crate::ArchetypeId,
+        at: crate::archetype::RowAddr,
+        col: usize,
+        slot: usize,
+        enabled: bool,
+        tick: u64,
+    ) -> bool {
+        let (_, _, archetypes) = self.parts_mut();
+        let arch = &mut archetypes.as_mut_slice()[arch.index()];
+        let mask = &mut arch.chunk_mut(at.chunk()).enable_masks_mut().0[slot];
+        let was = mask.get(at.r());
         if was != enabled {
-            mask.set(r, enabled);
+            mask.set(at.r(), enabled);
             // Enabling or disabling is a change of `T`: of this row only.
-            let at = arch.addr(loc.row as usize);
             arch.stamp_row(at, &[col as u32], false, tick);
         }
-        Ok(was)
+        was
+    }
+
+    /// The entity's location and row address, `T`'s column in its archetype and `T`'s enable
+    /// slot there, with `T`'s id `id` looked up once by the caller and the last archetype's
+    /// column and slot remembered in `cache`. One division per call (the row address).
+    #[inline]
+    fn enable_slot_cached<T: Component>(
+        &self,
+        id: Option<ComponentId>,
+        entity: Entity,
+        cache: &mut Option<(crate::ArchetypeId, usize, usize)>,
+    ) -> Result<(crate::Location, crate::archetype::RowAddr, usize, usize), ComponentError> {
+        let (loc, at) = self
+            .locate_row(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        if let Some((arch, col, slot)) = *cache {
+            if arch == loc.archetype {
+                return Ok((loc, at, col, slot));
+            }
+        }
+        let component = type_name::<T>();
+        let missing = ComponentError::MissingComponent { entity, component };
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let col = arch.column(id.ok_or(missing)?).ok_or(missing)?;
+        // Only enableable columns have a slot (Archetype invariant 7).
+        let slot = arch
+            .enable_slot(col)
+            .ok_or(ComponentError::NotEnableable { component })?;
+        *cache = Some((loc.archetype, col, slot));
+        Ok((loc, at, col, slot))
     }
 
     /// Whether `entity`'s `T` is enabled. O(1).
@@ -416,6 +566,10 @@ mod tests {
     #[derive(Debug, PartialEq)]
     struct Hidden(u32);
     struct Other;
+
+    fn world_twin() -> World {
+        world()
+    }
 
     fn world() -> World {
         let mut world = World::with_test_chunk_size(256);
@@ -485,6 +639,73 @@ mod tests {
         world.check_invariants();
         let e = world.spawn((Hidden(0),));
         assert_eq!(world.is_enabled::<Hidden>(e), Ok(true));
+    }
+
+    #[test]
+    fn set_enabled_many_matches_single_toggles_and_checks_first() {
+        let mut world = world();
+        let mut twin = world_twin();
+        // Several chunks and two archetypes, entities listed out of order and twice.
+        let mut es = Vec::new();
+        for i in 0..120u32 {
+            let a = if i % 3 == 0 {
+                world.spawn((Hidden(i), 1u8))
+            } else {
+                world.spawn((Hidden(i),))
+            };
+            es.push(a);
+            if i % 3 == 0 {
+                twin.spawn((Hidden(i), 1u8));
+            } else {
+                twin.spawn((Hidden(i),));
+            }
+        }
+        let pick: Vec<_> = (0..120).rev().step_by(2).chain([4, 4, 7]).collect();
+        let list: Vec<_> = pick.iter().map(|&i| es[i]).collect();
+        let mut want = 0;
+        for &e in &list {
+            if twin.set_enabled::<Hidden>(e, false) == Ok(true) {
+                want += 1;
+            }
+        }
+        assert_eq!(world.set_enabled_many::<Hidden>(&list, false), Ok(want));
+        for &e in &es {
+            assert_eq!(world.is_enabled::<Hidden>(e), twin.is_enabled::<Hidden>(e));
+        }
+        world.check_invariants();
+        // A bad entity in the middle: no bit changes, and the error names it.
+        let plain = world.spawn((Other,));
+        let bad = [es[0], plain, es[2]];
+        assert_eq!(
+            world.set_enabled_many::<Hidden>(&bad, false),
+            Err(ComponentError::MissingComponent {
+                entity: plain,
+                component: std::any::type_name::<Hidden>()
+            })
+        );
+        assert_eq!(world.is_enabled::<Hidden>(es[0]), Ok(true));
+        world.despawn(es[5]).unwrap();
+        assert_eq!(
+            world.set_enabled_many::<Hidden>(&[es[0], es[5]], false),
+            Err(ComponentError::NoSuchEntity(es[5]))
+        );
+        assert_eq!(world.is_enabled::<Hidden>(es[0]), Ok(true));
+        assert!(matches!(
+            world.set_enabled_many::<u8>(&[es[0]], false),
+            Err(ComponentError::NotEnableable { .. })
+        ));
+        assert_eq!(world.set_enabled_many::<Hidden>(&[], false), Ok(0));
+    }
+
+    #[test]
+    fn set_enabled_many_marks_the_column_changed() {
+        let mut world = world();
+        let e = world.spawn((Hidden(0),));
+        world.advance_tick();
+        let tick = world.change_tick();
+        assert_eq!(world.set_enabled_many::<Hidden>(&[e], false), Ok(1));
+        let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+        assert_eq!(arch.chunks()[0].changed_tick(0), tick);
     }
 
     #[test]

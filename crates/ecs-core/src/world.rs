@@ -621,7 +621,7 @@ impl World {
     /// [`World::location`] with the row's address, which the generation check computes anyway
     /// and a row move needs: one division per insert or remove instead of two.
     #[inline]
-    fn locate_row(&self, entity: Entity) -> Option<(Location, RowAddr)> {
+    pub(crate) fn locate_row(&self, entity: Entity) -> Option<(Location, RowAddr)> {
         let loc = self.entities.locate(entity.index())?;
         let arch = &self.archetypes.as_slice()[loc.archetype.index()];
         let addr = arch.addr(loc.row as usize);

@@ -249,6 +249,21 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
 
             #[inline(always)]
+            fn row_enabled(cached: &Self::ArchetypeFetch, chunk: &#core::Chunk, row: usize) -> bool {
+                #wq::row_enabled(cached, chunk, row)
+            }
+
+            #[inline(always)]
+            unsafe fn fetch_ignoring_enabled(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                tick: #core::Tick,
+            ) -> Self::Fetch {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::fetch_ignoring_enabled(cached, chunk, tick) }
+            }
+
+            #[inline(always)]
             unsafe fn fetch(
                 cached: &Self::ArchetypeFetch,
                 chunk: &#core::Chunk,

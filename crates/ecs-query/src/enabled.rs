@@ -12,9 +12,11 @@
 //! walked. Elements over types never registered enableable always answer `All`, which the
 //! compiler folds away: no per-row work at all.
 //!
-//! `Or<..>` and `Option<..>` ignore enable bits (an `Option<&T>` yields a disabled `T` as
-//! `Some`), and [`ChunkView`](crate::ChunkView) hands out whole columns with the mask beside
-//! them ([`ChunkView::enabled_rows`](crate::ChunkView::enabled_rows)).
+//! `Option<Q>` yields `None` on a row `Q` does not keep (an `Option<&T>` of a disabled `T` is
+//! `None`), and `Or<..>` passes a row that some element keeps, decided row by row (see
+//! [`WorldQuery::row_enabled`]). [`ChunkView`](crate::ChunkView) hands out whole columns with
+//! the mask beside them ([`ChunkView::enabled_rows`](crate::ChunkView::enabled_rows)), and
+//! [`ChunkView::is_enabled`](crate::ChunkView::is_enabled) for an `Option` column's rows.
 //!
 //! ```
 //! use ecs_core::World;
@@ -71,6 +73,24 @@ impl Rows {
             _ => Self::Some,
         }
     }
+
+    /// Either element's rows (`Or`): `All` wins, then `Some`.
+    ///
+    /// ```
+    /// # use ecs_query::Rows;
+    /// assert_eq!(Rows::None.or(Rows::Some), Rows::Some);
+    /// assert_eq!(Rows::Some.or(Rows::All), Rows::All);
+    /// assert_eq!(Rows::None.or(Rows::None), Rows::None);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn or(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::All, _) | (_, Self::All) => Self::All,
+            (Self::None, Self::None) => Self::None,
+            _ => Self::Some,
+        }
+    }
 }
 
 /// "No enable slot": the column's type is not enableable, or the archetype lacks it.
@@ -99,6 +119,12 @@ pub(crate) fn slot_rows(slot: u32, chunk: &Chunk, want: bool) -> Rows {
     } else {
         Rows::Some
     }
+}
+
+/// Whether row `row`'s bit in `slot` is set (`want = true`) or clear; `true` without a slot.
+#[inline(always)]
+pub(crate) fn slot_has(slot: u32, chunk: &Chunk, row: usize, want: bool) -> bool {
+    slot == NO_SLOT || chunk.enable_masks().get(slot as usize).get(row) == want
 }
 
 /// ANDs into `words` the bits of `slot` (`want = true`) or their complement.
@@ -357,6 +383,11 @@ unsafe impl<T: Component> WorldQuery for Disabled<T> {
     fn and_rows(slot: &u32, chunk: &Chunk, words: &mut [u64]) {
         slot_and(*slot, chunk, words, false);
     }
+
+    #[inline(always)]
+    fn row_enabled(slot: &u32, chunk: &Chunk, row: usize) -> bool {
+        slot_has(*slot, chunk, row, false)
+    }
 }
 
 // SAFETY: declares no write.
@@ -462,7 +493,17 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     #[inline(always)]
     unsafe fn fetch(cached: &Q::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Q::Fetch {
         // SAFETY: forwarded caller contract.
-        unsafe { Q::fetch(cached, chunk, tick) }
+        unsafe { Q::fetch_ignoring_enabled(cached, chunk, tick) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+    ) -> Q::Fetch {
+        // SAFETY: forwarded caller contract.
+        unsafe { Q::fetch_ignoring_enabled(cached, chunk, tick) }
     }
 
     #[inline(always)]

@@ -18,7 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
-use crate::enabled::{slot_and, slot_rows, Rows, NO_SLOT};
+use crate::enabled::{slot_and, slot_has, slot_rows, Rows, NO_SLOT};
 
 /// Whether a query only reads ([`ReadKind`]) or may write ([`WriteKind`]): a type-level flag
 /// that lets a read-only `Query` system parameter take `&self` in `get`, `iter` and `for_each`
@@ -376,6 +376,31 @@ pub unsafe trait WorldQuery {
     #[inline(always)]
     fn and_rows(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _words: &mut [u64]) {}
 
+    /// Whether the element keeps row `row` of `chunk` by enable bits: the per-row form of
+    /// [`WorldQuery::and_rows`], for elements that decide row by row inside another element
+    /// (`Option<Q>` yields `None` where `Q` does not keep the row; `Or` passes a row some
+    /// element keeps). Elements that never look at enable bits keep the default, `true`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, Without, WorldQuery};
+    /// struct Hidden;
+    /// let mut world = World::new();
+    /// let id = world.register_enableable::<Hidden>();
+    /// let a = world.spawn((Hidden,));
+    /// world.spawn((Hidden,));
+    /// world.set_enabled::<Hidden>(a, false).unwrap();
+    /// let arch = &world.archetypes()[world.location(a).unwrap().archetype.index()];
+    /// let cached = RefRO::<Hidden>::archetype_fetch(&id, arch);
+    /// let chunk = &arch.chunks()[0];
+    /// assert!(!RefRO::<Hidden>::row_enabled(&cached, chunk, 0));
+    /// assert!(RefRO::<Hidden>::row_enabled(&cached, chunk, 1));
+    /// ```
+    #[inline(always)]
+    fn row_enabled(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _row: usize) -> bool {
+        true
+    }
+
     /// Column pointers for one chunk; writers stamp `tick`.
     ///
     /// # Safety
@@ -399,6 +424,22 @@ pub unsafe trait WorldQuery {
     /// assert_eq!(unsafe { RefRO::<u32>::item(&mut fetch, 0) }, &7);
     /// ```
     unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch;
+
+    /// [`WorldQuery::fetch`] for a run that ignores enable bits
+    /// ([`IgnoreEnabled`](crate::IgnoreEnabled)): elements that read enable bits in their
+    /// fetch (`Option<Q>`) fetch as if every row were enabled. The default is `fetch`.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::fetch`].
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+    ) -> Self::Fetch {
+        // SAFETY: forwarded caller contract.
+        unsafe { Self::fetch(cached, chunk, tick) }
+    }
 
     /// The item of row `row`.
     ///
@@ -713,6 +754,11 @@ macro_rules! read_element {
             }
 
             #[inline(always)]
+            fn row_enabled(column: &ArchetypeColumn, chunk: &Chunk, row: usize) -> bool {
+                slot_has(column.enable, chunk, row, true)
+            }
+
+            #[inline(always)]
             unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, _: Tick) -> NonNull<$T> {
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }
@@ -788,6 +834,11 @@ macro_rules! write_element {
             #[inline]
             fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
                 slot_and(column.enable, chunk, words, true);
+            }
+
+            #[inline(always)]
+            fn row_enabled(column: &ArchetypeColumn, chunk: &Chunk, row: usize) -> bool {
+                slot_has(column.enable, chunk, row, true)
             }
 
             #[inline(always)]
@@ -900,12 +951,36 @@ unsafe impl WorldQuery for Entity {
 unsafe impl ReadOnlyQuery for Entity {}
 impl ExactQuery for Entity {}
 
-// SAFETY: forwards to `Q` where `Q` matches, and yields `None` elsewhere; `Q`'s access is
-// declared in full, so `Option<&mut A>` with `&A` is refused like `&mut A` with `&A`.
+/// Per-chunk fetch of `Option<Q>`: whether `Q` is there, and whether its rows must be tested
+/// one by one against enable bits.
+pub enum OptionFetch<Q: WorldQuery> {
+    /// The archetype lacks `Q`, or `Q` keeps no row of the chunk: every item is `None`.
+    Absent,
+    /// `Q` keeps every row of the chunk: every item is `Some`.
+    All(Q::Fetch),
+    /// `Q` keeps some rows (an enableable `T` is off in some): each item asks
+    /// [`WorldQuery::row_enabled`], with the chunk the fetch was made for.
+    Mixed(Q::Fetch, Q::ArchetypeFetch, NonNull<Chunk>),
+}
+
+impl<Q: WorldQuery> Clone for OptionFetch<Q> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Absent => Self::Absent,
+            Self::All(f) => Self::All(f.clone()),
+            Self::Mixed(f, c, chunk) => Self::Mixed(f.clone(), *c, *chunk),
+        }
+    }
+}
+
+// SAFETY: forwards to `Q` where `Q` matches, and yields `None` elsewhere (and, by enable
+// bits, where `Q` does not keep the row); `Q`'s access is declared in full, so
+// `Option<&mut A>` with `&A` is refused like `&mut A` with `&A`. `Mixed` keeps a pointer to
+// the chunk the fetch was made for, which outlives the fetch (the `fetch` contract).
 unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     type Item<'w> = Option<Q::Item<'w>>;
     type Slice<'w> = Option<Q::Slice<'w>>;
-    type Fetch = Option<Q::Fetch>;
+    type Fetch = OptionFetch<Q>;
     type ArchetypeFetch = Option<Q::ArchetypeFetch>;
     type Kind = Q::Kind;
     type ReadOnly = Option<Q::ReadOnly>;
@@ -933,10 +1008,42 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         Q::matches(state, arch.signature()).then(|| Q::archetype_fetch(state, arch))
     }
 
+    /// `Option` keeps every row, but a chunk where `Q` keeps only some is `Some`: that sends
+    /// the chunk down the per-row paths, where the item tests each row, instead of the slice
+    /// loop (whose `Option<&[T]>` cannot say "some rows").
+    #[inline(always)]
+    fn enabled_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> Rows {
+        match cached.as_ref().map(|c| Q::enabled_rows(c, chunk)) {
+            Some(Rows::Some) => Rows::Some,
+            _ => Rows::All,
+        }
+    }
+
     #[inline(always)]
     unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+        let Some(c) = cached else {
+            return OptionFetch::Absent;
+        };
         // SAFETY: forwarded caller contract.
-        cached.as_ref().map(|c| unsafe { Q::fetch(c, chunk, tick) })
+        let fetch = unsafe { Q::fetch(c, chunk, tick) };
+        match Q::enabled_rows(c, chunk) {
+            Rows::All => OptionFetch::All(fetch),
+            Rows::None => OptionFetch::Absent,
+            Rows::Some => OptionFetch::Mixed(fetch, *c, NonNull::from(chunk)),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+    ) -> Self::Fetch {
+        match cached {
+            // SAFETY: forwarded caller contract.
+            Some(c) => OptionFetch::All(unsafe { Q::fetch_ignoring_enabled(c, chunk, tick) }),
+            None => OptionFetch::Absent,
+        }
     }
 
     #[inline(always)]
@@ -946,9 +1053,19 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         rows: std::ops::Range<usize>,
         tick: Tick,
     ) {
-        if let Some(c) = cached {
+        let Some(c) = cached else { return };
+        // Only the rows handed out as `Some` are written: a row `Q` does not keep stays
+        // unmarked.
+        match Q::enabled_rows(c, chunk) {
             // SAFETY: forwarded caller contract.
-            unsafe { Q::mark_rows(c, chunk, rows, tick) }
+            Rows::All => unsafe { Q::mark_rows(c, chunk, rows, tick) },
+            Rows::None => {}
+            Rows::Some => {
+                for row in rows.filter(|&row| Q::row_enabled(c, chunk, row)) {
+                    // SAFETY: forwarded caller contract, for one row of `rows`.
+                    unsafe { Q::mark_rows(c, chunk, row..row + 1, tick) }
+                }
+            }
         }
     }
 
@@ -961,7 +1078,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
 
     #[inline(always)]
     unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
-        if let Some(c) = cached {
+        if let Some(c) = cached.as_ref().filter(|c| Q::row_enabled(c, chunk, row)) {
             // SAFETY: forwarded caller contract.
             unsafe { Q::mark_row(c, chunk, row, tick) }
         }
@@ -969,20 +1086,41 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
 
     #[inline(always)]
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
-        // SAFETY: forwarded caller contract.
-        fetch.as_mut().map(|f| unsafe { Q::item(f, row) })
+        match fetch {
+            OptionFetch::Absent => None,
+            // SAFETY: forwarded caller contract.
+            OptionFetch::All(f) => Some(unsafe { Q::item(f, row) }),
+            OptionFetch::Mixed(f, c, chunk) => {
+                // SAFETY: the chunk outlives the fetch (the `fetch` contract).
+                let chunk = unsafe { chunk.as_ref() };
+                // SAFETY: forwarded caller contract.
+                Q::row_enabled(c, chunk, row).then(|| unsafe { Q::item(f, row) })
+            }
+        }
     }
 
+    /// A mixed chunk's column comes whole (`Some`); [`ChunkView::is_enabled`] tells its rows
+    /// apart.
+    ///
+    /// [`ChunkView::is_enabled`]: crate::ChunkView::is_enabled
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w> {
-        // SAFETY: forwarded caller contract.
-        fetch.as_ref().map(|f| unsafe { Q::slice(f, len) })
+        match fetch {
+            OptionFetch::Absent => None,
+            // SAFETY: forwarded caller contract.
+            OptionFetch::All(f) | OptionFetch::Mixed(f, ..) => Some(unsafe { Q::slice(f, len) }),
+        }
     }
 
+    /// Only chunks where `Q` keeps all rows or none reach the slice loops (`enabled_rows`
+    /// answers `Some` for the others), so `Some` slices are `All`.
     #[inline(always)]
     unsafe fn unslice(slice: Self::Slice<'_>) -> Self::Fetch {
-        // SAFETY: forwarded caller contract.
-        slice.map(|s| unsafe { Q::unslice(s) })
+        match slice {
+            // SAFETY: forwarded caller contract.
+            Some(s) => OptionFetch::All(unsafe { Q::unslice(s) }),
+            None => OptionFetch::Absent,
+        }
     }
 }
 
@@ -1094,6 +1232,19 @@ macro_rules! tuple_query {
             #[allow(unused_variables, reason = "the empty tuple")]
             fn and_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, words: &mut [u64]) {
                 $($Q::and_rows(&cached.$i, chunk, words);)*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn row_enabled(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize) -> bool {
+                true $(&& $Q::row_enabled(&cached.$i, chunk, row))*
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn fetch_ignoring_enabled(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
+                // SAFETY: forwarded caller contract, element by element.
+                unsafe { ($($Q::fetch_ignoring_enabled(&cached.$i, chunk, tick),)*) }
             }
 
             #[inline(always)]

@@ -18,7 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
-use crate::enabled::{slot_and, slot_of, slot_rows, Rows};
+use crate::enabled::{slot_and, slot_has, slot_of, slot_rows, Rows};
 use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery};
 
 /// Matches entities that have a `T`, without fetching it.
@@ -179,6 +179,11 @@ unsafe impl<T: Component> WorldQuery for With<T> {
         slot_and(*slot, chunk, words, true);
     }
 
+    #[inline(always)]
+    fn row_enabled(slot: &u32, chunk: &Chunk, row: usize) -> bool {
+        slot_has(*slot, chunk, row, true)
+    }
+
     fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
         required.insert(*id);
     }
@@ -240,6 +245,11 @@ unsafe impl<T: Component> WorldQuery for Without<T> {
     #[inline]
     fn and_rows(slot: &u32, chunk: &Chunk, words: &mut [u64]) {
         slot_and(*slot, chunk, words, false);
+    }
+
+    #[inline(always)]
+    fn row_enabled(slot: &u32, chunk: &Chunk, row: usize) -> bool {
+        slot_has(*slot, chunk, row, false)
     }
 
     #[inline(always)]
@@ -344,17 +354,25 @@ macro_rules! or_filter {
                 $($F::row_marks(&state.$i, out);)*
             }
 
+            // With a change filter among the elements, a row passes if some element passes
+            // it by both its change filter and its enable bits: the change hooks below test
+            // both, element by element. (The enable hooks further down give the union of the
+            // elements' enabled rows, a superset, so the query's AND of the two stays exact.)
             #[inline]
             fn rows_all_match(cached: &Self::ArchetypeFetch, chunk: &Chunk, window: ChangeWindow) -> bool {
                 false $(|| cached.$i.as_ref().is_some_and(|c| {
-                    $F::chunk_matches(c, chunk, window) && $F::rows_all_match(c, chunk, window)
+                    $F::chunk_matches(c, chunk, window)
+                        && $F::rows_all_match(c, chunk, window)
+                        && $F::enabled_rows(c, chunk) == Rows::All
                 }))*
             }
 
             #[inline]
             fn row_matches(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
                 false $(|| cached.$i.as_ref().is_some_and(|c| {
-                    $F::chunk_matches(c, chunk, window) && $F::row_matches(c, chunk, row, window)
+                    $F::chunk_matches(c, chunk, window)
+                        && $F::row_matches(c, chunk, row, window)
+                        && $F::row_enabled(c, chunk, row)
                 }))*
             }
 
@@ -367,10 +385,43 @@ macro_rules! or_filter {
                         if $F::ROW_FILTERED && !$F::rows_all_match(c, chunk, window) {
                             $F::and_row_marks(c, chunk, window, &mut these);
                         }
+                        $F::and_rows(c, chunk, &mut these);
                         any.iter_mut().zip(&these).for_each(|(a, t)| *a |= t);
                     }
                 })*
                 words.iter_mut().zip(&any).for_each(|(w, a)| *w &= a);
+            }
+
+            #[inline]
+            fn enabled_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> Rows {
+                let rows = Rows::None;
+                $(let rows = match cached.$i.as_ref() {
+                    Some(c) => rows.or($F::enabled_rows(c, chunk)),
+                    None => rows,
+                };)*
+                rows
+            }
+
+            fn and_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, words: &mut [u64]) {
+                // A row is kept if some matched element keeps it: OR the elements' masks.
+                let mut any = vec![0u64; words.len()];
+                $(if let Some(c) = cached.$i.as_ref() {
+                    match $F::enabled_rows(c, chunk) {
+                        Rows::All => return,
+                        Rows::None => {}
+                        Rows::Some => {
+                            let mut these = words.to_vec();
+                            $F::and_rows(c, chunk, &mut these);
+                            any.iter_mut().zip(&these).for_each(|(a, t)| *a |= t);
+                        }
+                    }
+                })*
+                words.iter_mut().zip(&any).for_each(|(w, a)| *w &= a);
+            }
+
+            #[inline]
+            fn row_enabled(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize) -> bool {
+                false $(|| cached.$i.as_ref().is_some_and(|c| $F::row_enabled(c, chunk, row)))*
             }
 
             fn update_access(state: &Self::State, access: &mut Access, c: &Components) -> Result<(), AccessConflict> {

@@ -339,6 +339,42 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         self.mask.as_ref().map(RowMask::words)
     }
 
+    /// Whether row `row` of this chunk has a `T` that counts as present: the chunk has a `T`
+    /// column and, if `T` is enableable, the row's bit is on. What an `Option<RefRO<T>>`
+    /// item would say about the row: [`ChunkView::columns`] gives an optional column whole
+    /// (`Some`) when only some of its rows are enabled.
+    ///
+    /// # Panics
+    /// If the query does not access `T`, or `row >= len()`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryExt, RefRO};
+    /// struct Hidden(u8);
+    /// let mut world = World::new();
+    /// world.register_enableable::<Hidden>();
+    /// let e = world.spawn((1u32, Hidden(0)));
+    /// world.spawn((2u32, Hidden(1)));
+    /// world.set_enabled::<Hidden>(e, false).unwrap();
+    /// world.query::<(RefRO<u32>, Option<RefRO<Hidden>>)>().for_each_chunk(|v| {
+    ///     assert_eq!([v.is_enabled::<Hidden>(0), v.is_enabled::<Hidden>(1)], [false, true]);
+    /// });
+    /// ```
+    pub fn is_enabled<T: Component>(&self, row: usize) -> bool {
+        let id = self.accessed_id::<T>(false);
+        assert!(
+            row < self.chunk.len(),
+            "row {row} past the chunk's {} rows",
+            self.chunk.len()
+        );
+        let Some(col) = self.arch.column(id) else {
+            return false;
+        };
+        self.arch
+            .enable_slot(col)
+            .is_none_or(|slot| self.chunk.enable_masks().get(slot).get(row))
+    }
+
     /// Rows in this chunk.
     ///
     /// ```

@@ -95,8 +95,8 @@ pub use enabled::{
 };
 pub use error::QueryError;
 pub use fetch::{
-    ArchetypeColumn, ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO, RefRW,
-    WorldQuery, WriteKind,
+    ArchetypeColumn, ExactQuery, OptionFetch, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO,
+    RefRW, WorldQuery, WriteKind,
 };
 pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};

@@ -512,17 +512,29 @@ unsafe fn run_rows<'w, D: WorldQuery>(
         }
         return;
     };
+    // Each run of set bits in a word is marked with one `mark_rows` call (which also stores
+    // the chunk's column tick), not one per row.
     for (i, &word) in words.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
-            let row = task.rows.start + i * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            // SAFETY: a set bit is a passing row below `rows.end <= chunk.len()` (the mask
-            // holds no bit past the chunk's rows), and the row is in this task only, so only
-            // this task marks it.
-            unsafe { D::mark_rows(task.cached, task.chunk, row..row + 1, ticks.tick()) };
-            // SAFETY: as above.
-            f(unsafe { D::item(&mut fetch, row) });
+            let low = bits.trailing_zeros();
+            // The run's length: the trailing ones from `low` (64 for a full word).
+            let len = (!(bits >> low)).trailing_zeros();
+            let start = task.rows.start + i * 64 + low as usize;
+            let end = start + len as usize;
+            bits = if low + len >= 64 {
+                0
+            } else {
+                bits & (u64::MAX << (low + len))
+            };
+            // SAFETY: set bits are passing rows below `rows.end <= chunk.len()` (the mask
+            // holds no bit past the chunk's rows), and they are in this task only, so only
+            // this task marks them.
+            unsafe { D::mark_rows(task.cached, task.chunk, start..end, ticks.tick()) };
+            for row in start..end {
+                // SAFETY: as above; each row is handed out once.
+                f(unsafe { D::item(&mut fetch, row) });
+            }
         }
     }
 }

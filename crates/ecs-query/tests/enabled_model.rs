@@ -1,8 +1,8 @@
 //! Model test for enableable components: random spawns, despawns, inserts, removes and
 //! enable/disable steps (through `World::set_enabled` and through an `EnabledRW` loop), after
-//! each of which queries with `RefRO`, `With`, `Without`, `Disabled` and `IgnoreEnabled` agree
-//! with a `HashMap` model on every iteration path (`iter`, `for_each`, `for_each_chunk` with its
-//! mask, `par_for_each`, `get`, `count`).
+//! each of which queries with `RefRO`, `With`, `Without`, `Disabled`, `IgnoreEnabled`, `Or`
+//! and `Option` agree with a `HashMap` model on every iteration path (`iter`, `for_each`,
+//! `for_each_chunk` with its mask, `par_for_each`, `get`, `count`).
 //!
 //! Small chunks (256 bytes, ~20 rows) give many chunks, so all-enabled, all-disabled and mixed
 //! chunks all occur, and swap-removes cross chunk boundaries.
@@ -18,8 +18,8 @@ use std::sync::Mutex;
 
 use ecs_core::{ComponentError, Entity, World};
 use ecs_query::{
-    ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled, QueryExt, QueryState, RefRO,
-    With, Without,
+    ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled, Or, QueryExt, QueryState,
+    RefRO, With, Without,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -342,6 +342,43 @@ fn check(world: &mut World, model: &Model) {
         &expect(model, |r| a_on(r).filter(|_| r.p && r.b != Some(true))),
         "(With<P>, Without<B>)",
     );
+    // `Or` decides per row: a row passes if some element keeps it.
+    check_paths::<Or<(With<B>, With<P>)>>(
+        world,
+        &expect(model, |r| a_on(r).filter(|_| r.b == Some(true) || r.p)),
+        "Or<(With<B>, With<P>)>",
+    );
+    check_paths::<Or<(Disabled<B>, Without<P>)>>(
+        world,
+        &expect(model, |r| a_on(r).filter(|_| r.b == Some(false) || !r.p)),
+        "Or<(Disabled<B>, Without<P>)>",
+    );
+    // `Option<RefRO<A>>` is `None` where `A` is missing or off.
+    let want: BTreeSet<(Entity, Option<u32>)> =
+        model.rows.iter().map(|(&e, r)| (e, a_on(r))).collect();
+    let mut opt = QueryState::<(Entity, Option<RefRO<A>>)>::new(world);
+    let got: BTreeSet<_> = opt.iter(world).map(|(e, a)| (e, a.map(|a| a.0))).collect();
+    assert_eq!(got, want, "Option<RefRO<A>>: iter");
+    let mut each = BTreeSet::new();
+    opt.for_each(world, |(e, a)| {
+        each.insert((e, a.map(|a| a.0)));
+    });
+    assert_eq!(each, want, "Option<RefRO<A>>: for_each");
+    let par = Mutex::new(BTreeSet::new());
+    support::in_pool(|| {
+        opt.par_for_each(world, |(e, a)| {
+            par.lock().unwrap().insert((e, a.map(|a| a.0)));
+        })
+    });
+    assert_eq!(
+        par.into_inner().unwrap(),
+        want,
+        "Option<RefRO<A>>: par_for_each"
+    );
+    for &(e, a) in &want {
+        let got = opt.get(world, e).map(|(_, a)| a.map(|a| a.0));
+        assert_eq!(got, Ok(a), "Option<RefRO<A>>: get {e:?}");
+    }
     // Rows whatever their bits.
     let all: Set = world
         .query::<(Entity, IgnoreEnabled<RefRO<A>>)>()

@@ -6,9 +6,13 @@
 
 use std::fmt::Write as _;
 
-const ENGINES: [(&str, &str); 6] = [
+// The one-shot rows (a query built per iteration) sit beside their engine's kept query, in a
+// lighter shade of its colour.
+const ENGINES: [(&str, &str); 8] = [
     ("ours", "#d62728"),
+    ("ours_oneshot", "#f4a3a3"),
     ("hecs", "#1f77b4"),
+    ("hecs_oneshot", "#9ecae9"),
     ("bevy_ecs", "#9467bd"),
     ("legion", "#2ca02c"),
     ("raw", "#7f7f7f"),

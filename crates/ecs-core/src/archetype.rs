@@ -258,6 +258,26 @@ impl Archetype {
         }
     }
 
+    /// Whether some column of this archetype keeps row marks (a `Changed` or `Added` reader
+    /// asked for its type). When none does, the chunk column tick a writer stores when it
+    /// fetches a chunk is the whole record of its writes, so a query can skip per-row marking.
+    /// Only `&mut World` switches marks on, so the answer holds for a whole query run.
+    ///
+    /// ```
+    /// # use ecs_core::{RowMarks, World};
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = world.location(e).unwrap().archetype.index();
+    /// assert!(!world.archetypes()[arch].keeps_row_marks());
+    /// let id = world.component_id::<u32>().unwrap();
+    /// world.enable_row_marks(id, RowMarks::CHANGED);
+    /// assert!(world.archetypes()[arch].keeps_row_marks());
+    /// ```
+    #[inline]
+    pub fn keeps_row_marks(&self) -> bool {
+        self.any_marks
+    }
+
     /// The row marks column `col` keeps.
     ///
     /// ```

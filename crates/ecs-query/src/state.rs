@@ -767,6 +767,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let mut mask = RowMask::default();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
+            // Without row marks, `fetch`'s chunk stamp records the writes (see
+            // `Archetype::keeps_row_marks`); the per-chunk `mark_rows` call is skipped.
+            let marks = arch.keeps_row_marks();
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(k, chunk, window) {
                     continue;
@@ -783,7 +786,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     // SAFETY: as above, for rows `0..len`, each marked as written (O(1): a
                     // bulk stamp where the column keeps row marks).
                     unsafe {
-                        D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+                        if marks {
+                            D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+                        }
                         D::for_each_row(&mut fetch, chunk.len(), &mut f);
                     }
                     continue;
@@ -791,9 +796,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 self.fill_mask(k, chunk, Some(window), &mut mask);
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {
-                    // SAFETY: `start..end` is within the chunk (the mask has no bits past
-                    // `len`) and its rows are handed out just below, once each.
-                    unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+                    if marks {
+                        // SAFETY: `start..end` is within the chunk (the mask has no bits past
+                        // `len`) and its rows are handed out just below, once each.
+                        unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+                    }
                     for row in start..end {
                         // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
                         // are disjoint, so each row is handed out once.

@@ -382,6 +382,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// Whether the query filters single rows (a `Changed` or `Added` filter).
     pub(crate) const ROW_FILTERED: bool = Q::ROW_FILTERED || F::ROW_FILTERED;
 
+    /// Whether the query can reject whole chunks of a matched archetype (change filters).
+    pub(crate) const CHUNK_FILTERED: bool = Q::CHUNK_FILTERED || F::CHUNK_FILTERED;
+
     /// Whether a change filter lets chunk `chunk` of the `k`-th matched archetype through
     /// (the O(1) test: some row may pass).
     #[inline(always)]
@@ -770,6 +773,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             // Without row marks, `fetch`'s chunk stamp records the writes (see
             // `Archetype::keeps_row_marks`); the per-chunk `mark_rows` call is skipped.
             let marks = arch.keeps_row_marks();
+            if self.passes_every_row(arch) {
+                // SAFETY: `cached` was found in `arch` (invariant 2); forwarded contract.
+                unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
+                continue;
+            }
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(k, chunk, window) {
                     continue;
@@ -809,6 +817,73 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     at = end;
                 }
             }
+        }
+    }
+
+    /// Whether every row of every chunk of matched archetype `arch` passes: the query has no
+    /// change filter and the archetype no enableable column (so no element can drop a row by
+    /// its enable bit). Such archetypes take [`QueryState::for_each_plain`], which tests
+    /// nothing per chunk.
+    #[inline(always)]
+    pub(crate) fn passes_every_row(&self, arch: &Archetype) -> bool {
+        !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && arch.enableable_columns().is_empty()
+    }
+
+    /// `for_each_at`'s loop over the chunks of an archetype where
+    /// [`QueryState::passes_every_row`] holds: fetch, stamp, every row.
+    ///
+    /// # Safety
+    /// `cached` is the `k`-th matched archetype's fetch and `arch` that archetype; as
+    /// [`QueryState::for_each_at`] for the access `D` declares.
+    #[inline(always)]
+    unsafe fn for_each_plain<'w, D>(
+        &self,
+        k: usize,
+        cached: &D::ArchetypeFetch,
+        arch: &'w Archetype,
+        tick: Tick,
+        marks: bool,
+        f: &mut impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        let chunks = arch.chunks();
+        if let [chunk] = chunks {
+            // One chunk, nothing to prefetch: the common case of small archetypes.
+            // SAFETY: as `for_each_at`'s loop, for rows `0..len` of the archetype's only chunk.
+            unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+            return;
+        }
+        for (i, chunk) in chunks.iter().enumerate() {
+            self.prefetch_next(k, arch, i);
+            // SAFETY: as above, for each chunk of `arch` once.
+            unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+        }
+    }
+
+    /// Hands out every row of `chunk`, marked as written where the archetype keeps row marks.
+    ///
+    /// # Safety
+    /// `cached` was found in the archetype that owns `chunk`; the caller holds the access `D`
+    /// declares to the chunk's rows, which are handed out once each.
+    #[inline(always)]
+    unsafe fn run_chunk<'w, D>(
+        cached: &D::ArchetypeFetch,
+        chunk: &'w Chunk,
+        tick: Tick,
+        marks: bool,
+        f: &mut impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery,
+    {
+        // SAFETY: forwarded caller contract (the fetch covers `chunk`, whose rows `0..len` are
+        // handed out once; a bulk stamp marks them where the column keeps row marks).
+        unsafe {
+            let mut fetch = D::fetch(cached, chunk, tick);
+            if marks {
+                D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+            }
+            D::for_each_row(&mut fetch, chunk.len(), f);
         }
     }
 

@@ -929,8 +929,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tick = ticks.tick;
         let window = ticks.window();
         let archetypes = world.archetypes();
+        let access = &self.access.access;
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
+            if self.passes_every_row(arch) {
+                for (i, chunk) in arch.chunks().iter().enumerate() {
+                    self.prefetch_next(k, arch, i);
+                    // SAFETY: as below; every row of the chunk passes (no mask).
+                    f(unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) });
+                }
+                continue;
+            }
             for (i, chunk) in arch.chunks().iter().enumerate() {
                 if !self.chunk_passes(k, chunk, window) {
                     continue;
@@ -948,7 +957,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     }
                 };
                 self.prefetch_next(k, arch, i);
-                let access = &self.access.access;
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
                 // view is handed out once per chunk, and exclusivity is the caller's contract.
                 let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };

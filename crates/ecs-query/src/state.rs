@@ -787,20 +787,15 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     continue;
                 }
                 self.prefetch_next(k, arch, i);
-                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; its
-                // rows are handed out once each, and exclusivity is the caller's contract.
-                let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
                 if rows == Rows::All {
-                    // SAFETY: as above, for rows `0..len`, each marked as written (O(1): a
-                    // bulk stamp where the column keeps row marks).
-                    unsafe {
-                        if marks {
-                            D::mark_rows(cached, chunk, 0..chunk.len(), tick);
-                        }
-                        D::for_each_row(&mut fetch, chunk.len(), &mut f);
-                    }
+                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
+                    // its rows are handed out once each, and exclusivity is the caller's
+                    // contract.
+                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
                     continue;
                 }
+                // SAFETY: as above; the rows the mask passes are handed out once each.
+                let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
                 self.fill_mask(k, chunk, Some(window), &mut mask);
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {

@@ -705,6 +705,46 @@ fn required_column<T>(archetype: &Archetype, id: ComponentId) -> ArchetypeColumn
     })
 }
 
+/// The `WorldQuery` items a reader and a writer of one required column `T` share: registering
+/// `T`, requiring it in the archetype, finding its column, and keeping the rows whose enable
+/// bit is set (a disabled `T` counts as absent).
+macro_rules! column_element_items {
+    ($T:ident) => {
+        const ODD_WIDTH: bool = odd_width::<$T>();
+
+        fn init_state(components: &mut Components) -> ComponentId {
+            components.register::<$T>()
+        }
+
+        fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
+            required.insert(*id);
+        }
+
+        fn matches(id: &ComponentId, signature: &Signature) -> bool {
+            signature.contains(*id)
+        }
+
+        fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
+            required_column::<$T>(arch, *id)
+        }
+
+        #[inline(always)]
+        fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
+            slot_rows(column.enable, chunk, true)
+        }
+
+        #[inline]
+        fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
+            slot_and(column.enable, chunk, words, true);
+        }
+
+        #[inline(always)]
+        fn row_enabled(column: &ArchetypeColumn, chunk: &Chunk, row: usize) -> bool {
+            slot_has(column.enable, chunk, row, true)
+        }
+    };
+}
+
 macro_rules! read_element {
     ($ty:ty, $T:ident) => {
         // SAFETY: reads column `T` only, declared as a read; matches only archetypes with `T`.
@@ -717,11 +757,7 @@ macro_rules! read_element {
             type ReadOnly = Self;
             type State = ComponentId;
 
-            const ODD_WIDTH: bool = odd_width::<$T>();
-
-            fn init_state(components: &mut Components) -> ComponentId {
-                components.register::<$T>()
-            }
+            column_element_items!($T);
 
             fn update_access(
                 id: &ComponentId,
@@ -729,33 +765,6 @@ macro_rules! read_element {
                 c: &Components,
             ) -> Result<(), AccessConflict> {
                 access.add_read(*id, c)
-            }
-
-            fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
-                required.insert(*id);
-            }
-
-            fn matches(id: &ComponentId, signature: &Signature) -> bool {
-                signature.contains(*id)
-            }
-
-            fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
-                required_column::<$T>(arch, *id)
-            }
-
-            #[inline(always)]
-            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
-                slot_rows(column.enable, chunk, true)
-            }
-
-            #[inline]
-            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
-                slot_and(column.enable, chunk, words, true);
-            }
-
-            #[inline(always)]
-            fn row_enabled(column: &ArchetypeColumn, chunk: &Chunk, row: usize) -> bool {
-                slot_has(column.enable, chunk, row, true)
             }
 
             #[inline(always)]
@@ -800,11 +809,7 @@ macro_rules! write_element {
             type ReadOnly = RefRO<$T>;
             type State = ComponentId;
 
-            const ODD_WIDTH: bool = odd_width::<$T>();
-
-            fn init_state(components: &mut Components) -> ComponentId {
-                components.register::<$T>()
-            }
+            column_element_items!($T);
 
             fn update_access(
                 id: &ComponentId,
@@ -812,33 +817,6 @@ macro_rules! write_element {
                 c: &Components,
             ) -> Result<(), AccessConflict> {
                 access.add_write(*id, c)
-            }
-
-            fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
-                required.insert(*id);
-            }
-
-            fn matches(id: &ComponentId, signature: &Signature) -> bool {
-                signature.contains(*id)
-            }
-
-            fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> ArchetypeColumn {
-                required_column::<$T>(arch, *id)
-            }
-
-            #[inline(always)]
-            fn enabled_rows(column: &ArchetypeColumn, chunk: &Chunk) -> Rows {
-                slot_rows(column.enable, chunk, true)
-            }
-
-            #[inline]
-            fn and_rows(column: &ArchetypeColumn, chunk: &Chunk, words: &mut [u64]) {
-                slot_and(column.enable, chunk, words, true);
-            }
-
-            #[inline(always)]
-            fn row_enabled(column: &ArchetypeColumn, chunk: &Chunk, row: usize) -> bool {
-                slot_has(column.enable, chunk, row, true)
             }
 
             #[inline(always)]

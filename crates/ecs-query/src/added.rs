@@ -11,7 +11,6 @@
 //! Like `Changed`, it declares a filter read of `T`, so a schedule orders it against writers
 //! of `T` (inserting `T` is a structural change, done through `&mut World` or commands).
 
-use std::any::type_name;
 use std::marker::PhantomData;
 
 use ecs_core::{
@@ -20,7 +19,7 @@ use ecs_core::{
 
 use crate::access::{Access, AccessConflict};
 use crate::fetch::{ReadKind, ReadOnlyQuery, WorldQuery};
-use crate::filter::QueryFilter;
+use crate::filter::{tick_column, unit_fetch, QueryFilter};
 
 /// Matches the rows that gained `T` (spawned with it, or `T` inserted) since the query state
 /// last ran. A new query state sees every row as added.
@@ -43,33 +42,17 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 // SAFETY: reads only row and chunk ticks, never column data, and writes nothing. It declares
 // a (filter) read of `T` so that a schedule orders it against writers of `T`.
 unsafe impl<T: Component> WorldQuery for Added<T> {
-    type Item<'w> = ();
-    type Slice<'w> = ();
-    type Fetch = ();
-    type Kind = ReadKind;
-    type ReadOnly = Self;
-    type State = ComponentId;
+    unit_fetch!(|access, id, _c| {
+        access.add_filter_read(*id);
+    });
     /// The index of the `T` column, whose add ticks the filter reads.
     type ArchetypeFetch = usize;
 
     const CHUNK_FILTERED: bool = true;
     const ROW_FILTERED: bool = true;
 
-    fn init_state(components: &mut Components) -> ComponentId {
-        components.register::<T>()
-    }
-
     fn row_marks(id: &ComponentId, out: &mut Vec<(ComponentId, RowMarks)>) {
         out.push((*id, RowMarks::ADDED));
-    }
-
-    fn update_access(
-        id: &ComponentId,
-        access: &mut Access,
-        _: &Components,
-    ) -> Result<(), AccessConflict> {
-        access.add_filter_read(*id);
-        Ok(())
     }
 
     fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
@@ -81,13 +64,7 @@ unsafe impl<T: Component> WorldQuery for Added<T> {
     }
 
     fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> usize {
-        arch.column(*id).unwrap_or_else(|| {
-            panic!(
-                "archetype {:?} has no `{}` column: it does not match `Added`",
-                arch.id(),
-                type_name::<T>()
-            )
-        })
+        tick_column::<T>(arch, *id, "Added")
     }
 
     #[inline]
@@ -110,18 +87,6 @@ unsafe impl<T: Component> WorldQuery for Added<T> {
     fn and_row_marks(col: &usize, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
         chunk.and_added_rows(*col, window, words);
     }
-
-    #[inline(always)]
-    unsafe fn fetch(_: &usize, _: &Chunk, _: Tick) {}
-
-    #[inline(always)]
-    unsafe fn item<'w>(_: &mut (), _: usize) -> Self::Item<'w> {}
-
-    #[inline(always)]
-    unsafe fn slice<'w>(_: &(), _: usize) -> Self::Slice<'w> {}
-
-    #[inline(always)]
-    unsafe fn unslice(_: ()) {}
 }
 
 // SAFETY: declares no write.

@@ -152,6 +152,21 @@ macro_rules! unit_fetch {
         unsafe fn unslice(_: ()) {}
     };
 }
+pub(crate) use unit_fetch;
+
+/// The index of `T`'s column in `arch`, whose ticks a change filter (`filter`) reads.
+///
+/// # Panics
+/// If `arch` has no `T` column: it does not match the filter.
+pub(crate) fn tick_column<T>(arch: &Archetype, id: ComponentId, filter: &str) -> usize {
+    arch.column(id).unwrap_or_else(|| {
+        panic!(
+            "archetype {:?} has no `{}` column: it does not match `{filter}`",
+            arch.id(),
+            type_name::<T>()
+        )
+    })
+}
 
 // SAFETY: touches no column; reads only `T`'s enable bits (atomics), and declares a filter
 // read of an enableable `T` so that schedules order it against togglers of `T`.
@@ -291,13 +306,7 @@ unsafe impl<T: Component> WorldQuery for Changed<T> {
     }
 
     fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> usize {
-        arch.column(*id).unwrap_or_else(|| {
-            panic!(
-                "archetype {:?} has no `{}` column: it does not match `Changed`",
-                arch.id(),
-                type_name::<T>()
-            )
-        })
+        tick_column::<T>(arch, *id, "Changed")
     }
 
     #[inline]

@@ -1,6 +1,6 @@
 //! Quick A/B probe for large-world iteration: median of many runs of `for_each` beside the
 //! plain-`Vec` loop, interleaved, for profiling with `perf stat`/`perf record`.
-//! `cargo run --release -p ecs-benches --example iter_probe -- [which]`
+//! `cargo run --release -p ecs-benches --example iter_probe -- [ours|raw|both] [entities]`
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -15,7 +15,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_else(|| "both".into());
-    let n = 1_000_000;
+    let n: usize = std::env::args()
+        .nth(2)
+        .map_or(1_000_000, |a| a.parse().expect("entities: a number"));
     let row = |i: usize| {
         (
             Position(Vec3::new(i as f32, 0.0, 0.0)),

@@ -24,6 +24,19 @@ use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter};
 
+/// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
+/// as streaming from memory and prefetches each next chunk piece by piece. Below it the
+/// columns mostly stay in cache between passes and the prefetches are pure overhead: on the
+/// 2-core AMD EPYC (1 MiB L2, 32 MiB L3) `for_each` over (Position, Velocity) ran 40 % slower
+/// with them at 4.8 MB and 28 % faster at 7.2 MB (`iter_probe`, 2 and 3 x 10^5 entities).
+/// Under Miri it is tiny, so that the small worlds Miri's tests build run the streaming loop.
+const STREAM_BYTES: usize = if cfg!(miri) { 1024 } else { 6 * 1024 * 1024 };
+
+/// Rows per piece of a streaming `for_each` chunk loop: for two 12-byte columns, six cache
+/// lines of the next chunk asked for per piece (16 did best among 16, 32, 64 and 128 rows in
+/// a standalone 1M-row test and in `iter_probe` on the AMD EPYC; larger bursts did worse).
+const STREAM_ROWS: usize = 16;
+
 /// The change-tick window of one query run: writes are stamped with `tick`, and change
 /// filters pass what was stamped at or after `last_seen`.
 ///
@@ -372,11 +385,18 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     #[inline(always)]
     pub(crate) fn prefetch_next(&self, k: usize, arch: &Archetype, i: usize) {
         if let Some(next) = arch.chunks().get(i + 1) {
-            let n = self.touched.len();
-            for &(offset, size) in &self.prefetch_cols[k * n..(k + 1) * n] {
+            for &(offset, size) in self.prefetch_cols(k) {
                 next.prefetch_column(offset as usize, size as usize);
             }
         }
+    }
+
+    /// `(offset, element size)` of each column this query touches in the `k`-th matched
+    /// archetype (`(0, 0)` where the archetype lacks it).
+    #[inline(always)]
+    fn prefetch_cols(&self, k: usize) -> &[(u32, u32)] {
+        let n = self.touched.len();
+        &self.prefetch_cols[k * n..(k + 1) * n]
     }
 
     /// Whether the query filters single rows (a `Changed` or `Added` filter).
@@ -849,10 +869,43 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
             return;
         }
+        let cols = self.prefetch_cols(k);
+        let touched: usize = cols.iter().map(|&(_, size)| size as usize).sum();
+        if arch.len().saturating_mul(touched) < STREAM_BYTES {
+            for (i, chunk) in chunks.iter().enumerate() {
+                self.prefetch_next(k, arch, i);
+                // SAFETY: as above, for each chunk of `arch` once.
+                unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+            }
+            return;
+        }
+        // A large archetype: its columns stream from memory. Each chunk's loop runs
+        // `STREAM_ROWS` rows at a time and, before each piece, asks for the same rows of the
+        // next chunk's columns, so the next chunk arrives spread over this one's work (a burst
+        // of prefetches at each chunk start overflows the CPU's miss queue instead).
         for (i, chunk) in chunks.iter().enumerate() {
-            self.prefetch_next(k, arch, i);
-            // SAFETY: as above, for each chunk of `arch` once.
-            unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+            let Some(next) = chunks.get(i + 1) else {
+                // SAFETY: as above, for the last chunk.
+                unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+                break;
+            };
+            // SAFETY: as above: `cached` covers `chunk`, whose rows are handed out once each,
+            // in pieces that together make `0..len`.
+            unsafe {
+                let mut fetch = D::fetch(cached, chunk, tick);
+                if marks {
+                    D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+                }
+                let mut row = 0;
+                while row < chunk.len() {
+                    let end = (row + STREAM_ROWS).min(chunk.len());
+                    for &(offset, size) in cols {
+                        next.prefetch_rows(offset as usize, size as usize, row..end);
+                    }
+                    D::for_each_row_in(&mut fetch, row..end, f);
+                    row = end;
+                }
+            }
         }
     }
 

@@ -798,7 +798,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
                 continue;
             }
-            for (i, chunk) in arch.chunks().iter().enumerate() {
+            let streams = self.streams(k, arch);
+            let chunks = arch.chunks();
+            for (i, chunk) in chunks.iter().enumerate() {
                 if !self.chunk_passes(k, chunk, window) {
                     continue;
                 }
@@ -806,11 +808,22 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 if rows == Rows::None {
                     continue;
                 }
-                self.prefetch_next(k, arch, i);
+                match chunks.get(i + 1) {
+                    Some(next) if streams && rows == Rows::All => {
+                        // SAFETY: `cached` was found in `arch` (invariant 2), which owns
+                        // `chunk`; its rows are handed out once each, and exclusivity is the
+                        // caller's contract.
+                        unsafe {
+                            self.run_chunk_streamed::<D>(
+                                k, cached, chunk, next, tick, marks, &mut f,
+                            )
+                        };
+                        continue;
+                    }
+                    _ => self.prefetch_next(k, arch, i),
+                }
                 if rows == Rows::All {
-                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
-                    // its rows are handed out once each, and exclusivity is the caller's
-                    // contract.
+                    // SAFETY: as above.
                     unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
                     continue;
                 }
@@ -824,6 +837,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                         // `len`) and its rows are handed out just below, once each.
                         unsafe { D::mark_rows(cached, chunk, start..end, tick) };
                     }
+                    // Row by row, not `for_each_row_in`: an `Option` element decides per row
+                    // in a chunk its mask splits, which its slice form cannot carry.
                     for row in start..end {
                         // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
                         // are disjoint, so each row is handed out once.
@@ -869,42 +884,99 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
             return;
         }
-        let cols = self.prefetch_cols(k);
-        let touched: usize = cols.iter().map(|&(_, size)| size as usize).sum();
-        if arch.len().saturating_mul(touched) < STREAM_BYTES {
-            for (i, chunk) in chunks.iter().enumerate() {
-                self.prefetch_next(k, arch, i);
-                // SAFETY: as above, for each chunk of `arch` once.
-                unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
-            }
-            return;
-        }
-        // A large archetype: its columns stream from memory. Each chunk's loop runs
-        // `STREAM_ROWS` rows at a time and, before each piece, asks for the same rows of the
-        // next chunk's columns, so the next chunk arrives spread over this one's work (a burst
-        // of prefetches at each chunk start overflows the CPU's miss queue instead).
+        // SAFETY: forwarded.
+        unsafe { self.for_each_chunks_plain::<D>(k, cached, arch, tick, marks, f) }
+    }
+
+    /// [`QueryState::for_each_plain`] for an archetype of several chunks. Kept out of line:
+    /// its prefetch bookkeeping would otherwise be carried through the loop over archetypes,
+    /// which costs the many small one-chunk archetypes of a fragmented world more than a call
+    /// per large archetype costs.
+    ///
+    /// # Safety
+    /// As [`QueryState::for_each_plain`].
+    #[inline(never)]
+    unsafe fn for_each_chunks_plain<'w, D>(
+        &self,
+        k: usize,
+        cached: &D::ArchetypeFetch,
+        arch: &'w Archetype,
+        tick: Tick,
+        marks: bool,
+        f: &mut impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        let chunks = arch.chunks();
+        let streams = self.streams(k, arch);
         for (i, chunk) in chunks.iter().enumerate() {
-            let Some(next) = chunks.get(i + 1) else {
-                // SAFETY: as above, for the last chunk.
-                unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
-                break;
-            };
-            // SAFETY: as above: `cached` covers `chunk`, whose rows are handed out once each,
-            // in pieces that together make `0..len`.
-            unsafe {
-                let mut fetch = D::fetch(cached, chunk, tick);
-                if marks {
-                    D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+            match chunks.get(i + 1) {
+                // SAFETY: as above, for each chunk of `arch` once.
+                Some(next) if streams => unsafe {
+                    self.run_chunk_streamed::<D>(k, cached, chunk, next, tick, marks, f)
+                },
+                _ => {
+                    self.prefetch_next(k, arch, i);
+                    // SAFETY: as above.
+                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
                 }
-                let mut row = 0;
-                while row < chunk.len() {
-                    let end = (row + STREAM_ROWS).min(chunk.len());
-                    for &(offset, size) in cols {
-                        next.prefetch_rows(offset as usize, size as usize, row..end);
-                    }
-                    D::for_each_row_in(&mut fetch, row..end, f);
-                    row = end;
+            }
+        }
+    }
+
+    /// Whether `for_each` treats matched archetype `arch` (the `k`-th) as streaming from
+    /// memory: its rows times the sizes of the columns the query touches reach
+    /// [`STREAM_BYTES`].
+    #[inline]
+    fn streams(&self, k: usize, arch: &Archetype) -> bool {
+        let touched: usize = self
+            .prefetch_cols(k)
+            .iter()
+            .map(|&(_, size)| size as usize)
+            .sum();
+        arch.len().saturating_mul(touched) >= STREAM_BYTES
+    }
+
+    /// [`QueryState::run_chunk`] for an archetype that [`QueryState::streams`]: the chunk's
+    /// rows go out `STREAM_ROWS` at a time and, before each piece, the same rows of `next`'s
+    /// columns are asked for, so the next chunk arrives spread over this one's work (a burst
+    /// of prefetches at each chunk start overflows the CPU's miss queue instead).
+    ///
+    /// # Safety
+    /// As [`QueryState::run_chunk`]; `cached` is the `k`-th matched archetype's fetch.
+    #[inline(always)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the loop's state, passed down once per chunk"
+    )]
+    unsafe fn run_chunk_streamed<'w, D>(
+        &self,
+        k: usize,
+        cached: &D::ArchetypeFetch,
+        chunk: &'w Chunk,
+        next: &Chunk,
+        tick: Tick,
+        marks: bool,
+        f: &mut impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery,
+    {
+        let cols = self.prefetch_cols(k);
+        // SAFETY: forwarded caller contract: `cached` covers `chunk`, whose rows are handed
+        // out once each, in pieces that together make `0..len`.
+        unsafe {
+            let mut fetch = D::fetch(cached, chunk, tick);
+            if marks {
+                D::mark_rows(cached, chunk, 0..chunk.len(), tick);
+            }
+            let mut row = 0;
+            while row < chunk.len() {
+                let end = (row + STREAM_ROWS).min(chunk.len());
+                for &(offset, size) in cols {
+                    next.prefetch_rows(offset as usize, size as usize, row..end);
                 }
+                D::for_each_row_in(&mut fetch, row..end, f);
+                row = end;
             }
         }
     }

@@ -66,3 +66,38 @@ fn streaming_for_each_marks_every_written_row_changed() {
     let seen: Vec<Entity> = changed.iter(&world).collect();
     assert_eq!(seen, ids, "every written row reads as changed");
 }
+
+/// An enableable component in the archetype sends `for_each` down its general loop: chunks
+/// whose rows are all enabled stream, a chunk with disabled rows walks its mask.
+#[test]
+fn streaming_and_masked_chunks_mix_in_one_pass() {
+    struct Awake;
+    let mut world = if cfg!(miri) {
+        World::with_test_chunk_size(512)
+    } else {
+        World::new()
+    };
+    world.register_enableable::<Awake>();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..ROWS).map(|i| (Pos(i), Vel(1), Awake)))
+        .collect();
+    let asleep: Vec<Entity> = ids.iter().copied().skip(5).step_by(7).take(20).collect();
+    world.set_enabled_many::<Awake>(&asleep, false).unwrap();
+
+    let mut state = QueryState::<(Entity, RefRW<Pos>, RefRO<Vel>, RefRO<Awake>)>::new(&mut world);
+    let mut seen = Vec::with_capacity(ids.len());
+    state.for_each(&mut world, |(e, p, v, _)| {
+        p.0 += v.0;
+        seen.push(e);
+    });
+    let awake: Vec<Entity> = ids
+        .iter()
+        .copied()
+        .filter(|e| !asleep.contains(e))
+        .collect();
+    assert_eq!(seen, awake, "every enabled row once, in order");
+    for (i, &e) in ids.iter().enumerate() {
+        let want = i as u64 + u64::from(!asleep.contains(&e));
+        assert_eq!(world.get::<Pos>(e), Ok(&Pos(want)), "row {i}");
+    }
+}

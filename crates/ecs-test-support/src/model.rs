@@ -167,12 +167,14 @@ impl Model {
             .collect()
     }
 
-    /// Compares the world's whole observable state with the model: [`Model::check_counts`]
-    /// (the world's own invariants, its entity count, the drop ledger against the model's
-    /// `Tracked` values), then for every pooled handle `contains` and, for each of `kinds`,
-    /// `get` and `has`.
+    /// Compares the world's whole observable state with the model: the world's own
+    /// invariants, its entity count, and for every pooled handle `contains` and, for each of
+    /// `kinds`, `get` and `has`; then the drop ledger must hold exactly the model's
+    /// `Tracked` values.
     pub fn check_world(&self, world: &World, kinds: &[usize]) {
-        self.check_counts(world);
+        world.check_invariants();
+        assert_eq!(world.len() as usize, self.rows.len(), "entity count");
+        assert_eq!(world.is_empty(), self.rows.is_empty());
         for &e in &self.pool {
             let live = self.rows.contains_key(&e);
             assert_eq!(
@@ -184,15 +186,6 @@ impl Model {
                 self.check_cell(world, e, kind);
             }
         }
-    }
-
-    /// The part of [`Model::check_world`] that does not probe each handle: the world's own
-    /// invariants, its entity count, and the drop ledger against the model's `Tracked`
-    /// values. A cheap check between steps, where each step checks the results it hands back.
-    pub fn check_counts(&self, world: &World) {
-        world.check_invariants();
-        assert_eq!(world.len() as usize, self.rows.len(), "entity count");
-        assert_eq!(world.is_empty(), self.rows.is_empty());
         let tracked = self.rows.values().filter(|r| r[TRACKED].is_some()).count();
         ledger(|l| l.assert_live(tracked));
     }

@@ -1,9 +1,5 @@
 //! Running one case of a model test: the steps, a full check after each, and the drop
 //! ledger balanced once the world is gone.
-//!
-//! Under Miri, which interprets every check and is there for undefined behaviour rather than
-//! logic (the native cases check that), each step is followed by the harness's cheaper
-//! [`Steps::check_step`] and the full [`Steps::check`] runs once more after the last step.
 
 use crate::ledger::{ledger, Ledger};
 
@@ -15,29 +11,17 @@ pub trait Steps {
     fn apply(&mut self, op: &Self::Op);
     /// Compares the world's whole observable state with the model.
     fn check(&mut self);
-    /// The check after each step under Miri; the full [`Steps::check`] unless the harness
-    /// has a cheaper one.
-    fn check_step(&mut self) {
-        self.check();
-    }
 }
 
-/// Runs one case: a fresh ledger, `make()`, a check, then each op followed by a check (under
-/// Miri [`Steps::check_step`], and a full check after the last op); then the harness (and its
-/// world) is dropped and every `Tracked` value made must have been dropped exactly once.
+/// Runs one case: a fresh ledger, `make()`, a check, then each op followed by a check; then
+/// the harness (and its world) is dropped and every `Tracked` value made must have been
+/// dropped exactly once.
 pub fn run_case<H: Steps>(make: impl FnOnce() -> H, ops: &[H::Op]) {
     ledger(|l| *l = Ledger::default());
     let mut h = make();
     h.check();
     for op in ops {
         h.apply(op);
-        if cfg!(miri) {
-            h.check_step();
-        } else {
-            h.check();
-        }
-    }
-    if cfg!(miri) {
         h.check();
     }
     drop(h);

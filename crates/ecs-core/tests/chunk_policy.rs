@@ -144,14 +144,27 @@ fn set_chunk_size_for_refuses_an_existing_archetype() {
 
 #[test]
 fn snapshots_restore_into_per_archetype_sizes() {
-    let mut world = World::new();
+    // Natively 3000 rows from default 16 KiB chunks into `MinRows(2000)` chunks (64 KiB);
+    // under Miri 300 rows from 1 KiB chunks into `MinRows(200)` chunks (4 KiB). Either way
+    // the saved rows span several chunks (asserted below).
+    let (n, min_rows, restored_size, mut world) = if cfg!(miri) {
+        (300u32, 200, 4096, World::with_test_chunk_size(1024))
+    } else {
+        (3000, 2000, 64 * 1024, World::new())
+    };
     world.register_pod::<u32>();
     world.register_pod::<u64>();
     let ids: Vec<Entity> = world
-        .spawn_batch((0..3000u32).map(|i| (i, u64::from(i) * 3)))
+        .spawn_batch((0..n).map(|i| (i, u64::from(i) * 3)))
         .collect();
+    let chunks_of = |w: &World| {
+        w.archetypes()[w.location(ids[0]).unwrap().archetype.index()]
+            .chunks()
+            .len()
+    };
+    assert!(chunks_of(&world) > 1, "the saved rows span chunks");
     let snap = world.snapshot().unwrap();
-    let mut other = World::with_chunk_policy(ChunkPolicy::MinRows(2000)).unwrap();
+    let mut other = World::with_chunk_policy(ChunkPolicy::MinRows(min_rows)).unwrap();
     other.register_pod::<u32>();
     other.register_pod::<u64>();
     other.set_column_order(ColumnOrder::First(vec![other
@@ -159,7 +172,7 @@ fn snapshots_restore_into_per_archetype_sizes() {
         .unwrap()]));
     other.restore(&snap).unwrap();
     other.check_invariants();
-    assert_eq!(chunk_size_of(&other, ids[0]), 64 * 1024);
+    assert_eq!(chunk_size_of(&other, ids[0]), restored_size);
     for (i, &e) in ids.iter().enumerate() {
         assert_eq!(other.get::<u32>(e), Ok(&(i as u32)));
         assert_eq!(other.get::<u64>(e), Ok(&(i as u64 * 3)));

@@ -148,9 +148,13 @@ fn each_value_dropped_exactly_once() {
 
 #[test]
 fn zero_sized_and_over_aligned_components() {
-    // Fewer under Miri, still more than one chunk (16 KiB / 72 B = 227 rows).
-    let n = if cfg!(miri) { 300 } else { 1000 };
-    let mut world = World::new();
+    // Natively 1000 rows of default 16 KiB chunks (227 rows each). Under Miri 80 rows of
+    // 4 KiB chunks (56 rows each): still more than one chunk, in a quarter of the rows.
+    let (n, mut world) = if cfg!(miri) {
+        (80, World::with_chunk_size(4096).unwrap())
+    } else {
+        (1000, World::new())
+    };
     let ids: Vec<Entity> = world
         .spawn_batch((0..n).map(|i| (Tag, Aligned(i))))
         .collect();
@@ -160,6 +164,10 @@ fn zero_sized_and_over_aligned_components() {
         assert_eq!(a as *const Aligned as usize % 64, 0, "misaligned column");
         assert_eq!(world.get::<Tag>(e), Ok(&Tag));
     }
+    assert!(
+        world.layout().archetypes.iter().any(|a| a.chunks > 1),
+        "the rows span more than one chunk"
+    );
     for &e in ids.iter().step_by(3) {
         world.despawn(e).unwrap();
     }
@@ -171,9 +179,13 @@ fn zero_sized_and_over_aligned_components() {
 
 #[test]
 fn spawn_batch_fills_chunks_densely_and_returns_ids_in_order() {
-    // Fewer under Miri, still more than one chunk (1260 rows each).
-    let n = if cfg!(miri) { 1300 } else { 10_000 };
-    let mut world = World::new();
+    // Natively 10 000 rows of default 16 KiB chunks (1260 rows each). Under Miri 200 rows of
+    // 2 KiB chunks (157 rows each): still more than one chunk, in a sixth of the rows.
+    let (n, mut world) = if cfg!(miri) {
+        (200, World::with_test_chunk_size(2048))
+    } else {
+        (10_000, World::new())
+    };
     let ids: Vec<Entity> = world
         .spawn_batch((0..n).map(|i| (Health(i), Armor(i as u8))))
         .collect();
@@ -188,6 +200,7 @@ fn spawn_batch_fills_chunks_densely_and_returns_ids_in_order() {
         .find(|a| a.entities == n as usize)
         .unwrap();
     assert_eq!(arch.chunks, (n as usize).div_ceil(arch.capacity));
+    assert!(arch.chunks > 1, "the batch crosses a chunk boundary");
     world.check_invariants();
 }
 

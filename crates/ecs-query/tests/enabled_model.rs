@@ -80,11 +80,14 @@ enum Op {
     CountRows,
 }
 
+/// Largest batch (exclusive): under Miri 40, which still fills two 256-byte chunks.
+const MAX_BATCH: usize = if cfg!(miri) { 40 } else { 80 };
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => (any::<bool>(), any::<bool>(), any::<bool>(), 0..1000u32)
             .prop_map(|(a, b, p, v)| Op::Spawn { a, b, p, v }),
-        1 => (1..80usize, any::<bool>()).prop_map(|(n, b)| Op::Batch { n, b }),
+        1 => (1..MAX_BATCH, any::<bool>()).prop_map(|(n, b)| Op::Batch { n, b }),
         2 => any::<usize>().prop_map(Op::Despawn),
         4 => (any::<usize>(), any::<bool>()).prop_map(|(w, on)| Op::SetA(w, on)),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(w, on)| Op::SetB(w, on)),
@@ -304,11 +307,9 @@ fn check_paths<F: ecs_query::QueryFilter + ecs_query::ExactQuery>(
     let entities: Vec<Entity> = world.query::<Entity>().iter().collect();
     for e in entities {
         let got = state.get(world, e).ok().map(|(e, a)| (e, a.0));
-        assert_eq!(
-            got.is_some(),
-            want.iter().any(|(x, _)| *x == e),
-            "{name}: get {e:?}"
-        );
+        // `want` is sorted by entity first: a range lookup rather than a scan per entity.
+        let wanted = want.range((e, 0)..=(e, u32::MAX)).next().copied();
+        assert_eq!(got, wanted, "{name}: get {e:?}");
     }
 }
 

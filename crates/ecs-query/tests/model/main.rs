@@ -327,7 +327,11 @@ fn apply(world: &mut World, model: &mut Model, states: &mut States, op: &Op) {
     }
     // Structural changes move other entities' rows too: the walker checks every row's
     // bookkeeping; queries check the values they see, and the end of the case checks them all.
-    world.check_invariants();
+    // Under Miri, which is here for undefined behaviour (the logic is checked by the native
+    // cases), the walk over every archetype runs once, in the final `check_world`.
+    if !cfg!(miri) {
+        world.check_invariants();
+    }
     assert_eq!(world.len() as usize, model.rows.len());
 }
 

@@ -794,8 +794,15 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             // `Archetype::keeps_row_marks`); the per-chunk `mark_rows` call is skipped.
             let marks = arch.keeps_row_marks();
             if self.passes_every_row(arch) {
-                // SAFETY: `cached` was found in `arch` (invariant 2); forwarded contract.
-                unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
+                if let [chunk] = arch.chunks() {
+                    // One chunk, nothing to prefetch: the common case of small archetypes.
+                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
+                    // its rows are handed out once each; forwarded contract.
+                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
+                } else {
+                    // SAFETY: as above, for each chunk of `arch`.
+                    unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
+                }
                 continue;
             }
             let streams = self.streams(k, arch);
@@ -859,44 +866,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && arch.enableable_columns().is_empty()
     }
 
-    /// `for_each_at`'s loop over the chunks of an archetype where
-    /// [`QueryState::passes_every_row`] holds: fetch, stamp, every row.
+    /// `for_each_at`'s loop over the chunks of an archetype of several chunks where
+    /// [`QueryState::passes_every_row`] holds: fetch, stamp, every row. Kept out of line: its
+    /// prefetch bookkeeping would otherwise be carried through the loop over archetypes, which
+    /// costs the many small one-chunk archetypes of a fragmented world more than a call per
+    /// large archetype costs.
     ///
     /// # Safety
     /// `cached` is the `k`-th matched archetype's fetch and `arch` that archetype; as
     /// [`QueryState::for_each_at`] for the access `D` declares.
-    #[inline(always)]
-    unsafe fn for_each_plain<'w, D>(
-        &self,
-        k: usize,
-        cached: &D::ArchetypeFetch,
-        arch: &'w Archetype,
-        tick: Tick,
-        marks: bool,
-        f: &mut impl FnMut(D::Item<'w>),
-    ) where
-        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
-    {
-        let chunks = arch.chunks();
-        if let [chunk] = chunks {
-            // One chunk, nothing to prefetch: the common case of small archetypes.
-            // SAFETY: as `for_each_at`'s loop, for rows `0..len` of the archetype's only chunk.
-            unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
-            return;
-        }
-        // SAFETY: forwarded.
-        unsafe { self.for_each_chunks_plain::<D>(k, cached, arch, tick, marks, f) }
-    }
-
-    /// [`QueryState::for_each_plain`] for an archetype of several chunks. Kept out of line:
-    /// its prefetch bookkeeping would otherwise be carried through the loop over archetypes,
-    /// which costs the many small one-chunk archetypes of a fragmented world more than a call
-    /// per large archetype costs.
-    ///
-    /// # Safety
-    /// As [`QueryState::for_each_plain`].
     #[inline(never)]
-    unsafe fn for_each_chunks_plain<'w, D>(
+    unsafe fn for_each_plain<'w, D>(
         &self,
         k: usize,
         cached: &D::ArchetypeFetch,
@@ -911,7 +891,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let streams = self.streams(k, arch);
         for (i, chunk) in chunks.iter().enumerate() {
             match chunks.get(i + 1) {
-                // SAFETY: as above, for each chunk of `arch` once.
+                // SAFETY: `cached` covers every chunk of `arch`, each handed out once here;
+                // forwarded caller contract.
                 Some(next) if streams => unsafe {
                     self.run_chunk_streamed::<D>(k, cached, chunk, next, tick, marks, f)
                 },

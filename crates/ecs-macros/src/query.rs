@@ -304,18 +304,6 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                     #wq::for_each_row(fetch, len, &mut |(#(#names,)*)| f(#item { #(#names),* }))
                 }
             }
-
-            #[inline(always)]
-            unsafe fn for_each_row_in<#lt, Func: FnMut(Self::Item<#lt>)>(
-                fetch: &mut Self::Fetch,
-                rows: ::core::ops::Range<usize>,
-                f: &mut Func,
-            ) {
-                // SAFETY: as `for_each_row`, over rows `rows`.
-                unsafe {
-                    #wq::for_each_row_in(fetch, rows, &mut |(#(#names,)*)| f(#item { #(#names),* }))
-                }
-            }
         }
 
         // SAFETY: the tuple of the field types is read-only (the bound), and the query is

@@ -533,16 +533,6 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
         // SAFETY: forwarded caller contract.
         unsafe { Q::for_each_row(fetch, len, f) }
     }
-
-    #[inline(always)]
-    unsafe fn for_each_row_in<'w, Func: FnMut(Q::Item<'w>)>(
-        fetch: &mut Q::Fetch,
-        rows: std::ops::Range<usize>,
-        f: &mut Func,
-    ) {
-        // SAFETY: forwarded caller contract.
-        unsafe { Q::for_each_row_in(fetch, rows, f) }
-    }
 }
 
 // SAFETY: `Q` declares no write, and this forwards to it.

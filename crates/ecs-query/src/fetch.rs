@@ -551,45 +551,9 @@ pub unsafe trait WorldQuery {
         len: usize,
         f: &mut Func,
     ) {
-        // SAFETY: forwarded caller contract, for rows `0..len`.
-        unsafe { Self::for_each_row_in(fetch, 0..len, f) }
-    }
-
-    /// [`WorldQuery::for_each_row`] over rows `rows` of the chunk only: the form a loop uses
-    /// when it works through a chunk piece by piece (`for_each` does, to prefetch the next
-    /// chunk of a large archetype evenly while it works through this one). Tuples override
-    /// it with their no-alias loop; types overriding `for_each_row` should override this too.
-    ///
-    /// # Safety
-    /// As [`WorldQuery::slice`] for rows `0..rows.end`; `f` receives rows `rows` once each.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{RefRW, WorldQuery};
-    /// let mut world = World::new();
-    /// let e = world.spawn((7u32,));
-    /// let state = world.register_component::<u32>();
-    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// let chunk = &arch.chunks()[0];
-    /// let cached = RefRW::<u32>::archetype_fetch(&state, arch);
-    /// // SAFETY: `cached` was found in the archetype that owns the chunk, whose rows are
-    /// // handed out once; nothing else accesses the world meanwhile.
-    /// unsafe {
-    ///     let mut fetch = RefRW::<u32>::fetch(&cached, chunk, world.change_tick());
-    ///     RefRW::<u32>::for_each_row_in(&mut fetch, 0..0, &mut |n| *n += 1);
-    ///     RefRW::<u32>::for_each_row_in(&mut fetch, 0..1, &mut |n| *n += 2);
-    /// }
-    /// assert_eq!(world.get::<u32>(e), Ok(&9));
-    /// ```
-    #[inline(always)]
-    unsafe fn for_each_row_in<'w, Func: FnMut(Self::Item<'w>)>(
-        fetch: &mut Self::Fetch,
-        rows: std::ops::Range<usize>,
-        f: &mut Func,
-    ) {
-        let (mut row, end) = (rows.start, rows.end);
-        while row + 4 <= end {
-            // SAFETY: `row + 3 < end`, and each row is yielded once (caller contract).
+        let mut row = 0;
+        while row + 4 <= len {
+            // SAFETY: `row + 3 < len`, and each row is yielded once (caller contract).
             unsafe {
                 f(Self::item(fetch, row));
                 f(Self::item(fetch, row + 1));
@@ -598,8 +562,8 @@ pub unsafe trait WorldQuery {
             }
             row += 4;
         }
-        while row < end {
-            // SAFETY: `row < end`, and each row is yielded once (caller contract).
+        while row < len {
+            // SAFETY: `row < len`, and each row is yielded once (caller contract).
             f(unsafe { Self::item(fetch, row) });
             row += 1;
         }
@@ -1290,20 +1254,10 @@ macro_rules! tuple_query {
             }
 
             #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
             unsafe fn for_each_row<'w, Func: FnMut(Self::Item<'w>)>(
                 fetch: &mut Self::Fetch,
                 len: usize,
-                f: &mut Func,
-            ) {
-                // SAFETY: forwarded caller contract, for rows `0..len`.
-                unsafe { Self::for_each_row_in(fetch, 0..len, f) }
-            }
-
-            #[inline(always)]
-            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
-            unsafe fn for_each_row_in<'w, Func: FnMut(Self::Item<'w>)>(
-                fetch: &mut Self::Fetch,
-                rows: std::ops::Range<usize>,
                 f: &mut Func,
             ) {
                 /// The loop over one chunk. Each column arrives as its own argument, so the
@@ -1312,23 +1266,22 @@ macro_rules! tuple_query {
                 /// which carries that no-alias fact into the caller.
                 ///
                 /// # Safety
-                /// The slices hold rows `0..len` of one chunk, from `slice`; each row of
-                /// `start..len` is handed out once.
+                /// The slices hold rows `0..len` of one chunk, from `slice`; each row is
+                /// handed out once.
                 #[inline]
                 #[allow(unused_variables, unused_mut, unused_unsafe, reason = "the empty tuple")]
                 #[allow(clippy::extra_unused_lifetimes, reason = "the empty tuple")]
                 #[allow(clippy::too_many_arguments, reason = "one argument per column is the point")]
                 unsafe fn chunk_rows<'w, $($Q: WorldQuery,)* Func: FnMut(($($Q::Item<'w>,)*))>(
-                    start: usize,
                     len: usize,
                     f: &mut Func,
                     $($q: $Q::Slice<'w>,)*
                 ) {
                     // SAFETY: each slice came from `slice` (caller contract); the fetches
-                    // stand in for them, and every row of `start..len` is yielded once.
+                    // stand in for them, and every row below `len` is yielded once.
                     unsafe {
                         let mut fetch = ($($Q::unslice($q),)*);
-                        let mut row = start;
+                        let mut row = 0;
                         // Four rows per step: four 12-byte values fill three registers.
                         while ($($Q::ODD_WIDTH ||)* false) && row + 4 <= len {
                             f(($($Q::item(&mut fetch.$i, row),)*));
@@ -1343,10 +1296,8 @@ macro_rules! tuple_query {
                         }
                     }
                 }
-                let (start, len) = (rows.start, rows.end);
-                // SAFETY: rows `start..len` are the caller's to hand out once, and `0..len`
-                // may be sliced (forwarded contract).
-                unsafe { chunk_rows::<$($Q,)* Func>(start, len, f, $($Q::slice(&fetch.$i, len),)*) }
+                // SAFETY: rows `0..len` are the caller's to hand out once (forwarded contract).
+                unsafe { chunk_rows::<$($Q,)* Func>(len, f, $($Q::slice(&fetch.$i, len),)*) }
             }
         }
 

@@ -505,12 +505,10 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     let Some(words) = &task.mask else {
         // SAFETY: the task's rows are this task's only (a bulk stamp when they are the whole
         // chunk, which then is one task); the chunk tick store is idempotent across tasks.
-        // The rows then go through the query's own loop (a tuple's no-alias loop
-        // vectorises a closure such as `p.0 += v.0`), as `for_each` does.
-        // SAFETY: the rows lie within `0..chunk.len()` and are in this task only.
-        unsafe {
-            D::mark_rows(task.cached, task.chunk, task.rows.clone(), ticks.tick());
-            D::for_each_row_in(&mut fetch, task.rows.clone(), &mut f);
+        unsafe { D::mark_rows(task.cached, task.chunk, task.rows.clone(), ticks.tick()) };
+        for row in task.rows.clone() {
+            // SAFETY: `row < chunk.len()`, and the row is in this task only.
+            f(unsafe { D::item(&mut fetch, row) });
         }
         return;
     };

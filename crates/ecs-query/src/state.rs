@@ -844,8 +844,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                         // `len`) and its rows are handed out just below, once each.
                         unsafe { D::mark_rows(cached, chunk, start..end, tick) };
                     }
-                    // Row by row, not `for_each_row_in`: an `Option` element decides per row
-                    // in a chunk its mask splits, which its slice form cannot carry.
                     for row in start..end {
                         // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
                         // are disjoint, so each row is handed out once.
@@ -943,22 +941,27 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery,
     {
         let cols = self.prefetch_cols(k);
-        // SAFETY: forwarded caller contract: `cached` covers `chunk`, whose rows are handed
-        // out once each, in pieces that together make `0..len`.
+        // The chunk goes to `for_each_row` whole, as in `run_chunk` (a loop that sliced the
+        // columns again for each piece would re-borrow rows already handed out), and the
+        // prefetches ride along every `STREAM_ROWS` rows.
+        let mut row = 0;
+        let mut each = |item: D::Item<'w>| {
+            if row % STREAM_ROWS == 0 {
+                for &(offset, size) in cols {
+                    next.prefetch_rows(offset as usize, size as usize, row..row + STREAM_ROWS);
+                }
+            }
+            row += 1;
+            f(item);
+        };
+        // SAFETY: forwarded caller contract: `cached` covers `chunk`, whose rows `0..len` are
+        // handed out once each.
         unsafe {
             let mut fetch = D::fetch(cached, chunk, tick);
             if marks {
                 D::mark_rows(cached, chunk, 0..chunk.len(), tick);
             }
-            let mut row = 0;
-            while row < chunk.len() {
-                let end = (row + STREAM_ROWS).min(chunk.len());
-                for &(offset, size) in cols {
-                    next.prefetch_rows(offset as usize, size as usize, row..end);
-                }
-                D::for_each_row_in(&mut fetch, row..end, f);
-                row = end;
-            }
+            D::for_each_row(&mut fetch, chunk.len(), &mut each);
         }
     }
 

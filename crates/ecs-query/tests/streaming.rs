@@ -6,7 +6,7 @@
 //! world built there takes the same loop.)
 
 use ecs_core::{Entity, World};
-use ecs_query::{Changed, QueryState, RefRO, RefRW};
+use ecs_query::{Changed, QueryExt, QueryState, RefRO, RefRW};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(u64);
@@ -99,5 +99,25 @@ fn streaming_and_masked_chunks_mix_in_one_pass() {
     for (i, &e) in ids.iter().enumerate() {
         let want = i as u64 + u64::from(!asleep.contains(&e));
         assert_eq!(world.get::<Pos>(e), Ok(&Pos(want)), "row {i}");
+    }
+}
+
+/// Items handed out earlier in a chunk stay usable while later rows of the same chunk go
+/// out: the loop must not borrow a row's column again after handing it out (Miri checks
+/// the writes below against every borrow the loop made).
+#[test]
+fn streamed_items_outlive_the_rows_after_them() {
+    let (mut world, ids) = world();
+    let mut held: Vec<&mut Pos> = Vec::with_capacity(ids.len());
+    // A one-shot query's items live as long as the world's borrow, so they can be kept.
+    world
+        .query::<(RefRW<Pos>, RefRO<Vel>)>()
+        .for_each(|(p, _)| held.push(p));
+    for p in held.iter_mut() {
+        p.0 += 1;
+    }
+    drop(held);
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Ok(&Pos(i as u64 + 1)), "row {i}");
     }
 }

@@ -954,15 +954,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             row += 1;
             f(item);
         };
-        // SAFETY: forwarded caller contract: `cached` covers `chunk`, whose rows `0..len` are
-        // handed out once each.
-        unsafe {
-            let mut fetch = D::fetch(cached, chunk, tick);
-            if marks {
-                D::mark_rows(cached, chunk, 0..chunk.len(), tick);
-            }
-            D::for_each_row(&mut fetch, chunk.len(), &mut each);
-        }
+        // SAFETY: forwarded caller contract.
+        unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut each) }
     }
 
     /// Hands out every row of `chunk`, marked as written where the archetype keeps row marks.

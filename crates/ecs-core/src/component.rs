@@ -351,6 +351,12 @@ pub struct Components {
     by_type: TypeIdMap<ComponentId>,
     /// Per id, the row marks its type keeps (switched on by `World::enable_row_marks`).
     row_marks: Vec<RowMarks>,
+    /// Bumped whenever a type becomes enableable or a chunk component, so that a schedule
+    /// can tell in O(1) whether a world's kinds moved since it last adopted them.
+    kinds_version: u64,
+    /// A planning registry (see [`Components::for_planning`]): kinds are learnt from worlds
+    /// later, so element constructors leave kind checks to the world's registry.
+    planning: bool,
 }
 
 impl Default for Components {
@@ -372,7 +378,89 @@ impl Components {
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
             row_marks: Vec::new(),
+            kinds_version: 0,
+            planning: false,
         }
+    }
+
+    /// An empty registry for planning access before any world exists (a schedule's).
+    ///
+    /// It cannot know which types a world will make enableable or chunk components, so query
+    /// elements built against it skip their kind checks (`ChunkRO<C>` does not insist that `C`
+    /// is a chunk component; the world's registry checks that when the query state is built),
+    /// and whoever plans with it must [adopt](Components::adopt_kinds) each world's kinds
+    /// before trusting an access set built from it.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// assert!(Components::for_planning().is_planning());
+    /// assert!(!Components::new().is_planning());
+    /// ```
+    pub fn for_planning() -> Self {
+        Self {
+            planning: true,
+            ..Self::new()
+        }
+    }
+
+    /// Whether this is a [planning](Components::for_planning) registry.
+    pub fn is_planning(&self) -> bool {
+        self.planning
+    }
+
+    /// A counter that grows whenever one of this registry's types becomes enableable or a
+    /// chunk component: equal versions of one registry mean equal kinds.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Shield;
+    /// let mut world = World::new();
+    /// let before = world.components().kinds_version();
+    /// world.register_enableable::<Shield>();
+    /// assert!(world.components().kinds_version() > before);
+    /// ```
+    #[inline]
+    pub fn kinds_version(&self) -> u64 {
+        self.kinds_version
+    }
+
+    /// Takes on the kinds `other` gives the types both registries know: a type enableable
+    /// (or a chunk component) in `other` becomes so here. Kinds are only ever added, so a
+    /// registry that adopted several worlds' kinds plans for the most cautious reading of each
+    /// type (an enableable `T` makes `With<T>` / `Without<T>` prove no disjointness). Returns
+    /// whether anything changed.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// struct Shield;
+    /// let mut plan = Components::for_planning();
+    /// let id = plan.register::<Shield>();
+    /// let mut world = World::new();
+    /// world.register_enableable::<Shield>();
+    /// assert!(plan.adopt_kinds(world.components()));
+    /// assert!(plan.info(id).is_enableable());
+    /// assert!(!plan.adopt_kinds(world.components())); // nothing new the second time
+    /// ```
+    pub fn adopt_kinds(&mut self, other: &Components) -> bool {
+        let mut changed = false;
+        for info in &mut self.infos {
+            let Some(theirs) = other.id_of(info.type_id) else {
+                continue;
+            };
+            let theirs = other.info(theirs);
+            if theirs.enableable && !info.enableable {
+                info.enableable = true;
+                changed = true;
+            }
+            if theirs.chunk_component && !info.chunk_component {
+                info.chunk_component = true;
+                changed = true;
+            }
+        }
+        if changed {
+            self.kinds_version += 1;
+        }
+        changed
     }
 
     /// A new registry, with a [`RegistryId`] of its own, that starts with every type of
@@ -401,6 +489,8 @@ impl Components {
             infos: self.infos.clone(),
             by_type: self.by_type.clone(),
             row_marks: self.row_marks.clone(),
+            kinds_version: self.kinds_version,
+            planning: self.planning,
         }
     }
 
@@ -460,11 +550,13 @@ impl Components {
     /// archetype holds the type (archetypes read the flag when they are built).
     pub(crate) fn set_enableable(&mut self, id: ComponentId) {
         self.infos[id.index()].enableable = true;
+        self.kinds_version += 1;
     }
 
     /// Marks registered component `id` a chunk component. Only the world calls this.
     pub(crate) fn set_chunk_component(&mut self, id: ComponentId) {
         self.infos[id.index()].chunk_component = true;
+        self.kinds_version += 1;
     }
 
     /// The id of `T`, if registered.

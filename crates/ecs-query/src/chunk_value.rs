@@ -135,11 +135,13 @@ impl<C> DerefMut for ChunkMut<'_, C> {
 #[derive(Clone, Copy, Debug)]
 pub struct ChunkSlot(usize);
 
-/// `C`'s id, panicking if it is not a chunk component.
+/// `C`'s id, panicking if it is not a chunk component. A planning registry (a schedule's)
+/// cannot know that yet: the world's registry checks it when the system's query state is
+/// built against the world.
 fn chunk_component_id<C: Component>(components: &mut Components) -> ComponentId {
     let id = components.register::<C>();
     assert!(
-        components.info(id).is_chunk_component(),
+        components.is_planning() || components.info(id).is_chunk_component(),
         "`{}` is not a chunk component: call `World::register_chunk_component::<{0}>()` \
          before building a query over it",
         type_name::<C>()

@@ -15,17 +15,20 @@
 use std::any::type_name;
 use std::marker::PhantomData;
 
-use ecs_core::{Components, World, WorldId};
+use ecs_core::{Components, World};
 
-use crate::access_set::SystemAccess;
+use crate::access_set::{Conflict, SystemAccess};
 use crate::error::ScheduleError;
 use crate::param::{Local, Res, SystemParam};
-use crate::system::{default_name, SystemParamFunction};
+use crate::per_world::PerWorld;
+use crate::system::{declare_params, default_name, init_params_for, SystemParamFunction};
 
 /// A built condition, ready for the schedule (crate-private behind [`Condition`]).
 pub(crate) trait ConditionSystem: Send + Sync + 'static {
     fn name(&self) -> &str;
     fn access(&self) -> &SystemAccess;
+    /// As [`System::redeclare`](crate::System::redeclare).
+    fn redeclare(&mut self, registry: &mut Components) -> Result<(), Conflict>;
     fn initialize(&mut self, world: &mut World);
     /// # Safety
     /// `initialize` was called with this world, and no system running at the same time
@@ -120,18 +123,12 @@ fn build<M: 'static, F: SystemParamFunction<M, Out = bool>>(
     name: String,
     registry: &mut Components,
 ) -> Result<Condition, ScheduleError> {
-    let mut access = SystemAccess::default();
-    F::Param::declare(&mut access, registry).map_err(|conflict| {
-        ScheduleError::ConflictingParams {
-            system: name.clone(),
-            component: conflict.to_string(),
-        }
-    })?;
+    let access = declare_params::<F::Param>(&name, registry)?;
     Ok(Condition(Box::new(ConditionFn {
         func,
         name,
         access,
-        state: None,
+        states: PerWorld::default(),
         _marker: PhantomData,
     })))
 }
@@ -158,7 +155,7 @@ struct ConditionFn<M, F: SystemParamFunction<M>> {
     func: F,
     name: String,
     access: SystemAccess,
-    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    states: PerWorld<<F::Param as SystemParam>::State>,
     _marker: PhantomData<fn() -> M>,
 }
 
@@ -171,22 +168,26 @@ impl<M: 'static, F: SystemParamFunction<M, Out = bool>> ConditionSystem for Cond
         &self.access
     }
 
+    fn redeclare(&mut self, registry: &mut Components) -> Result<(), Conflict> {
+        let mut access = SystemAccess::default();
+        F::Param::declare(&mut access, registry)?;
+        self.access = access;
+        Ok(())
+    }
+
     fn initialize(&mut self, world: &mut World) {
-        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
-            self.state = Some((world.id(), F::Param::init_state(world)));
-        }
+        let name = &self.name;
+        self.states
+            .select(world.id(), || init_params_for::<F::Param>(world, name));
     }
 
     unsafe fn evaluate(&mut self, world: &World) -> bool {
-        let (id, state) = self
-            .state
-            .as_mut()
-            .expect("condition run before initialize");
-        assert!(
-            *id == world.id(),
-            "condition `{}` run on a world it was not initialised for",
-            self.name
-        );
+        let Some(state) = self.states.current(world.id()) else {
+            panic!(
+                "condition `{}` run on a world it was not initialised for",
+                self.name
+            );
+        };
         // SAFETY: forwarded caller contract: nothing running meanwhile conflicts with the
         // declared access, and the parameters declared everything they touch.
         let params = unsafe { F::Param::get(state, world, &self.name) };

@@ -37,6 +37,7 @@ mod param;
     reason = "hands out one member's item at a time through &World"
 )]
 mod param_set;
+mod per_world;
 #[expect(
     unsafe_code,
     reason = "hands out query items through &World under the schedule's access guarantee"

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ecs_core::{Components, RegistryId, World};
 use ecs_query::Parallelism;
 
-use crate::access_set::{EventUpdate, SystemAccess};
+use crate::access_set::{Conflict, EventUpdate, SystemAccess};
 use crate::condition::{is_read_only, IntoCondition};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
@@ -93,6 +93,11 @@ struct SetOrder {
 ///    run condition in the schedule uses; each is updated once at the end of every run.
 /// 5. Every set named in `sets` or in an `Order::sets` is a set name, never a system name
 ///    (checked by `build`: `ScheduleError::SetNameClash`).
+/// 6. `registry` is a planning registry that knows the component kinds (enableable, chunk
+///    component) of every world the schedule ran on, and every access set in `accesses` was
+///    declared with those kinds: `run` adopts a world's kinds, and re-declares every system
+///    and condition when that changed anything, before it trusts an access set for that world
+///    (`With<T>` / `Without<T>` prove nothing for an enableable `T`).
 pub struct Schedule {
     systems: Vec<SystemCell>,
     accesses: Vec<SystemAccess>,
@@ -104,6 +109,9 @@ pub struct Schedule {
     event_updates: Vec<EventUpdate>,
     registry: Components,
     registry_id: RegistryId,
+    /// The world registry and its [`Components::kinds_version`] whose kinds `registry` last
+    /// adopted (invariant 6).
+    kinds_seen: Option<(RegistryId, u64)>,
     plan: Option<Plan>,
     threads: Threads,
     skipped: Vec<CommandError>,
@@ -158,7 +166,7 @@ impl Schedule {
     }
 
     fn with(threads: Threads) -> Self {
-        let registry = Components::default();
+        let registry = Components::for_planning();
         Self {
             systems: Vec::new(),
             accesses: Vec::new(),
@@ -170,6 +178,7 @@ impl Schedule {
             event_updates: Vec::new(),
             registry_id: registry.registry_id(),
             registry,
+            kinds_seen: None,
             plan: None,
             threads,
             skipped: Vec::new(),
@@ -436,6 +445,81 @@ impl Schedule {
         Ok(())
     }
 
+    /// As [`Schedule::build`], for `world`: first takes on the component kinds `world` gives
+    /// the systems' types (a type it made enableable, or a chunk component), re-declaring
+    /// every system's access when they changed, so that [`Schedule::explain`] and the plan
+    /// are what [`Schedule::run`] on `world` uses. `run` does this itself; kinds only add up,
+    /// so a schedule that ran on several worlds plans for the most cautious of them.
+    ///
+    /// # Errors
+    /// As [`Schedule::build`], and [`ScheduleError::ConflictingParams`] for a system whose
+    /// own parameters conflict under `world`'s kinds.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, RefRW, With};
+    /// # use ecs_sched::{Query, Schedule};
+    /// struct Hp(u32);
+    /// struct Shield;
+    /// fn shielded(_: Query<RefRO<Hp>, With<Shield>>) {}
+    /// fn toggle(_: Query<ecs_query::EnabledRW<Shield>>) {}
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(shielded).named("shielded");
+    /// schedule.add_system(toggle).named("toggle");
+    /// let mut world = World::new();
+    /// world.register_enableable::<Shield>();
+    /// schedule.build_for(&world).unwrap();
+    /// // `With<Shield>` reads the enable bits `toggle` writes: the two are ordered.
+    /// assert!(schedule.explain().contains("shielded -> toggle"));
+    /// ```
+    pub fn build_for(&mut self, world: &World) -> Result<(), ScheduleError> {
+        self.adopt_kinds(world.components())?;
+        self.build()
+    }
+
+    /// Invariant 6: adopts `world`'s kinds, re-declaring every access set if they changed.
+    fn adopt_kinds(&mut self, world: &Components) -> Result<(), ScheduleError> {
+        let seen = (world.registry_id(), world.kinds_version());
+        if self.kinds_seen == Some(seen) {
+            return Ok(());
+        }
+        if self.registry.adopt_kinds(world) {
+            self.plan = None;
+            for (i, cell) in self.systems.iter_mut().enumerate() {
+                let unit = cell.unit_mut();
+                let conflicting =
+                    |name: &str, conflict: Conflict| ScheduleError::ConflictingParams {
+                        system: name.to_owned(),
+                        component: format!(
+                            "{conflict} (`{}` is enableable or a chunk component in this world)",
+                            conflict.type_name()
+                        ),
+                    };
+                unit.system
+                    .redeclare(&mut self.registry)
+                    .map_err(|c| conflicting(unit.system.name(), c))?;
+                let mut access = unit.system.access().clone();
+                for condition in &mut unit.conditions {
+                    condition
+                        .0
+                        .redeclare(&mut self.registry)
+                        .map_err(|c| conflicting(condition.name(), c))?;
+                    access.merge(condition.0.access());
+                }
+                if self.registry.registry_id() != self.registry_id
+                    || access.registry().is_some_and(|r| r != self.registry_id)
+                {
+                    return Err(ScheduleError::ForeignRegistry {
+                        system: unit.system.name().to_owned(),
+                    });
+                }
+                self.accesses[i] = access;
+            }
+        }
+        self.kinds_seen = Some(seen);
+        Ok(())
+    }
+
     /// Runs every system once, then applies recorded commands in system order.
     ///
     /// # Errors
@@ -464,7 +548,7 @@ impl Schedule {
     /// assert_eq!(world.get::<u32>(e), Ok(&2));
     /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
-        self.build()?;
+        self.build_for(world)?;
         // O(1) unless 2^30 ticks passed: keeps 32-bit row ticks from wrapping.
         world.check_change_ticks();
         let frame_start = Instant::now();

@@ -4,11 +4,12 @@
 use std::any::type_name;
 use std::marker::PhantomData;
 
-use ecs_core::{Components, World, WorldId};
+use ecs_core::{Components, World};
 
 use crate::access_set::{Conflict, SystemAccess};
 use crate::error::{CommandError, ScheduleError};
 use crate::param::{ParamItem, SystemParam};
+use crate::per_world::PerWorld;
 
 /// A unit of work the schedule runs.
 ///
@@ -21,9 +22,13 @@ use crate::param::{ParamItem, SystemParam};
 /// 1. `run_shared` reads only what `access()` declares as read or written, writes only what it
 ///    declares as written, and reserves entity ids only if it declares `Commands` or a world
 ///    read; work that needs more is declared exclusive and done in `run_exclusive`;
-/// 2. `access()` returns the same set on every call, and every component id in it comes from
-///    the registry handed to the [`IntoSystem::into_system`] call that built the system (the
-///    schedule refuses an access set whose [`SystemAccess::registry`] is another registry's);
+/// 2. `access()` returns the same set on every call between two calls of
+///    [`System::redeclare`], every component id in it comes from the registry handed to the
+///    [`IntoSystem::into_system`] call that built the system (the schedule refuses an access
+///    set whose [`SystemAccess::registry`] is another registry's), and it is right for the
+///    component kinds that registry had at the last `into_system` or `redeclare`: a system
+///    whose access depends on kinds (a `With<T>` / `Without<T>` over a type a world may make
+///    enableable) recomputes it in `redeclare`;
 /// 3. `run_exclusive` and `apply_deferred` touch the world only through the `&mut World`
 ///    they are given.
 ///
@@ -93,6 +98,35 @@ pub unsafe trait System: Send + Sync + 'static {
     /// assert_eq!(system.access().read_names(), ["u32"]);
     /// ```
     fn access(&self) -> &SystemAccess;
+
+    /// Recomputes [`System::access`] against `registry` (the one `into_system` was given)
+    /// after the schedule adopted a world's component kinds into it
+    /// ([`Components::adopt_kinds`]): a type the world made enableable changes what
+    /// `With<T>` / `Without<T>` declare and prove disjoint. The default keeps the access as
+    /// it is, which is right for a system whose access depends on no component kind.
+    ///
+    /// # Errors
+    /// The conflict, if the system's own parameters conflict under the new kinds.
+    ///
+    /// ```
+    /// # use ecs_core::{Components, World};
+    /// # use ecs_query::{RefRW, With, Without};
+    /// # use ecs_sched::{IntoSystem, Query};
+    /// struct Hp(u32);
+    /// struct Shield;
+    /// fn split(_: Query<RefRW<Hp>, With<Shield>>, _: Query<RefRW<Hp>, Without<Shield>>) {}
+    /// let mut registry = Components::for_planning();
+    /// let mut system = split.into_system(&mut registry).unwrap(); // disjoint: fine
+    /// let mut world = World::new();
+    /// world.register_enableable::<Shield>();
+    /// registry.adopt_kinds(world.components());
+    /// // A disabled `Shield` matches both queries: their `&mut Hp` would alias.
+    /// assert!(system.redeclare(&mut registry).is_err());
+    /// ```
+    fn redeclare(&mut self, registry: &mut Components) -> Result<(), Conflict> {
+        let _ = registry;
+        Ok(())
+    }
 
     /// Builds (or rebuilds, for another world) the parameter states.
     ///
@@ -339,25 +373,51 @@ pub struct FunctionSystem<Marker, F: SystemParamFunction<Marker>> {
     func: F,
     name: String,
     access: SystemAccess,
-    state: Option<(WorldId, <F::Param as SystemParam>::State)>,
+    states: PerWorld<<F::Param as SystemParam>::State>,
     _marker: PhantomData<fn() -> Marker>,
+}
+
+/// Declares `P` against `registry`, naming `system` in the error.
+pub(crate) fn declare_params<P: SystemParam>(
+    system: &str,
+    registry: &mut Components,
+) -> Result<SystemAccess, ScheduleError> {
+    let mut access = SystemAccess::default();
+    P::declare(&mut access, registry).map_err(|conflict| ScheduleError::ConflictingParams {
+        system: system.to_owned(),
+        component: conflict.to_string(),
+    })?;
+    Ok(access)
+}
+
+/// Builds `P`'s state for `world`, after checking that `P`'s parameters do not conflict under
+/// `world`'s component kinds. The access was declared against a registry that may not know
+/// them (a schedule's, before it saw this world): a `With<T>` / `Without<T>` pair proves
+/// nothing once `world` made `T` enableable, and the two queries' `&mut` items would alias.
+/// A schedule finds this first (as a typed error); this check keeps a system driven by hand
+/// (`run_exclusive`) just as safe.
+///
+/// # Panics
+/// If the parameters conflict in `world`.
+pub(crate) fn init_params_for<P: SystemParam>(world: &mut World, system: &str) -> P::State {
+    if let Err(err) = declare_params::<P>(system, &mut world.components().fork()) {
+        panic!(
+            "{err} (in world {:?}, with its component kinds)",
+            world.id()
+        );
+    }
+    P::init_state(world)
 }
 
 impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> IntoSystem<(Marker,)> for F {
     fn into_system(self, registry: &mut Components) -> Result<Box<dyn System>, ScheduleError> {
         let name = default_name::<F>();
-        let mut access = SystemAccess::default();
-        F::Param::declare(&mut access, registry).map_err(|conflict| {
-            ScheduleError::ConflictingParams {
-                system: name.clone(),
-                component: conflict.to_string(),
-            }
-        })?;
+        let access = declare_params::<F::Param>(&name, registry)?;
         Ok(Box::new(FunctionSystem {
             func: self,
             name,
             access,
-            state: None,
+            states: PerWorld::default(),
             _marker: PhantomData,
         }))
     }
@@ -381,19 +441,26 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
         &self.access
     }
 
+    fn redeclare(&mut self, registry: &mut Components) -> Result<(), Conflict> {
+        let mut access = SystemAccess::default();
+        F::Param::declare(&mut access, registry)?;
+        self.access = access;
+        Ok(())
+    }
+
     fn initialize(&mut self, world: &mut World) {
-        if self.state.as_ref().is_none_or(|(id, _)| *id != world.id()) {
-            self.state = Some((world.id(), F::Param::init_state(world)));
-        }
+        let name = &self.name;
+        self.states
+            .select(world.id(), || init_params_for::<F::Param>(world, name));
     }
 
     unsafe fn run_shared(&mut self, world: &World) {
-        let (id, state) = self.state.as_mut().expect("system run before initialize");
-        assert!(
-            *id == world.id(),
-            "system `{}` run on a world it was not initialised for",
-            self.name
-        );
+        let Some(state) = self.states.current(world.id()) else {
+            panic!(
+                "system `{}` run on a world it was not initialised for",
+                self.name
+            );
+        };
         // SAFETY: forwarded caller contract: no conflicting system runs meanwhile, and the
         // parameters declared everything they touch.
         let params = unsafe { F::Param::get(state, world, &self.name) };
@@ -407,7 +474,7 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
     }
 
     fn apply_deferred(&mut self, world: &mut World, errors: &mut Vec<CommandError>, discard: bool) {
-        if let Some((_, state)) = self.state.as_mut() {
+        if let Some(state) = self.states.get_mut(world.id()) {
             F::Param::apply(state, world, &self.name, errors, discard);
         }
     }

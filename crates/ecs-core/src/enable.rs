@@ -126,6 +126,33 @@ impl EnableMask {
         was
     }
 
+    /// Sets row `r`'s bit through a shared reference with one atomic read-modify-write,
+    /// so that holders of other rows of the same 64-row word (handles of one query moved to
+    /// other threads) keep their writes; returns the previous value. A row whose bit is
+    /// already `on` costs a load only.
+    ///
+    /// # Safety
+    /// - `r` is below the chunk's `len` (invariant 2).
+    /// - The caller holds write access to this column's component for row `r` (as the one
+    ///   `EnabledMut` handle of the row does): no one else writes this row's bit meanwhile.
+    ///   Other rows' bits of the word may change at the same time.
+    #[inline]
+    pub unsafe fn set_shared(&self, r: usize, on: bool) -> bool {
+        debug_assert!(r < self.words.len() * 64, "row {r} past the mask");
+        let bit = 1u64 << (r % 64);
+        let word = &self.words[r / 64];
+        // Only this row's holder changes `bit`, so a stale view of the other bits is harmless.
+        if (word.load(Ordering::Relaxed) & bit != 0) == on {
+            return on;
+        }
+        let old = if on {
+            word.fetch_or(bit, Ordering::Relaxed)
+        } else {
+            word.fetch_and(!bit, Ordering::Relaxed)
+        };
+        old & bit != 0
+    }
+
     /// `set_unchecked` through `&mut`: the world's own row bookkeeping.
     #[inline]
     fn set(&mut self, r: usize, on: bool) {

@@ -282,10 +282,11 @@ impl EnabledMut<'_> {
             return true;
         };
         // SAFETY: `row` is below the chunk's length (the fetch contract); the query holds the
-        // write of the column's component, so nothing else reads or writes the bit meanwhile
-        // except tasks of this query on other rows, and those never share this row's 64-row
-        // word (parallel runs split chunks on word boundaries: `EnableMask` invariant 3).
-        unsafe { mask.set_unchecked(self.row, on) }
+        // write of the column's component and this handle is the row's only one, so nothing
+        // else writes this row's bit meanwhile. Handles of other rows of the same word may
+        // be used on other threads at the same time (they are `Send`): `set_shared` is one
+        // atomic read-modify-write, so neither loses the other's write.
+        unsafe { mask.set_shared(self.row, on) }
     }
 }
 

@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
-use crate::chunk_component::{self, ChunkKinds};
+use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds, ChunkValues};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
@@ -102,8 +102,12 @@ const ABSENT: u16 = u16::MAX;
 ///    ([`ComponentInfo::is_enableable`]), and `enable_ids` their ids; when it is non-empty,
 ///    every chunk in `chunks` (and the spare) has one enable mask per entry
 ///    (`ChunkMasks` invariant 1), with the bits of rows `0..len` only.
-/// 8. Every chunk in `chunks` (and the spare) carries one value per entry of `chunk_kinds`
-///    (`ChunkValues` invariant 1); a chunk entering `chunks` has them reset to default.
+/// 8. Every chunk in `chunks` (and the spare), and every entry of `ready`, carries one value
+///    per entry of `chunk_kinds` (`ChunkValues` invariant 1); a chunk entering `chunks` has
+///    fresh defaults (`ChunkValues::is_fresh`): the values of `ready`, or the spare's once
+///    made anew. Making them is user code (`Default`, and the stale values' `Drop`), so it
+///    happens before anything else of a row push changes (`prepare_chunks`): a panic there
+///    leaves the archetype as it was.
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
 /// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
@@ -133,6 +137,8 @@ pub struct Archetype {
     enable_ids: Box<[ComponentId]>,
     /// The world's chunk component types (invariant 8).
     chunk_kinds: ChunkKinds,
+    /// Chunk values made ahead for chunks that rows about to be added will open (invariant 8).
+    ready: Vec<ChunkValues>,
     /// Per column, the row marks its type keeps (`row_ticks`), as its registry says.
     marks: Box<[RowMarks]>,
     /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
@@ -230,6 +236,7 @@ impl Archetype {
                 .map(|i| i.id())
                 .collect(),
             chunk_kinds: ChunkKinds::from([]),
+            ready: Vec::new(),
             marks: marks.into(),
             any_marks: marks.iter().any(|m| *m != RowMarks::NONE),
         })
@@ -477,13 +484,90 @@ impl Archetype {
         usize::from(self.spare.is_some())
     }
 
-    /// Takes on the world's chunk component types: every chunk (and the spare) gets a
-    /// default value for each new type (invariant 8).
-    pub(crate) fn set_chunk_kinds(&mut self, kinds: ChunkKinds) {
-        for chunk in self.chunks.iter_mut().chain(&mut self.spare) {
-            chunk.chunk_values_mut().fit(&kinds, false);
+    /// Takes on the world's chunk component types when the archetype is new (it holds no
+    /// chunk yet, so nothing needs a value).
+    pub(crate) fn take_chunk_kinds(&mut self, kinds: ChunkKinds) {
+        assert_eq!(
+            self.chunk_value_holders(),
+            0,
+            "a new archetype holds no chunk"
+        );
+        self.chunk_kinds = kinds;
+    }
+
+    /// How many chunk value sets the archetype holds: chunks, the spare, and `ready`.
+    pub(crate) fn chunk_value_holders(&self) -> usize {
+        self.chunks.len() + usize::from(self.spare.is_some()) + self.ready.len()
+    }
+
+    /// Takes on `kinds`, the world's chunk component types after `kind` was registered: every
+    /// holder gets its value of `kind` from `made` (invariant 8; no user code runs here).
+    pub(crate) fn add_chunk_kind(
+        &mut self,
+        kinds: ChunkKinds,
+        kind: &ChunkKind,
+        made: &mut dyn Iterator<Item = Cell>,
+    ) {
+        let values = self
+            .chunks
+            .iter_mut()
+            .chain(&mut self.spare)
+            .map(Chunk::chunk_values_mut);
+        for values in values.chain(&mut self.ready) {
+            chunk_component::add_kind(values, kind, made);
         }
         self.chunk_kinds = kinds;
+    }
+
+    /// Runs now the user code that adding `rows` rows would run (chunk component `Default`s,
+    /// and the `Drop`s of a reused spare's old values), so that the pushes themselves cannot
+    /// panic: `World::spawn` calls it before an entity slot goes live. If it panics, the
+    /// archetype is as consistent as before (invariant 8).
+    pub(crate) fn prepare_rows(&mut self, rows: usize) {
+        if self.chunk_kinds.is_empty() {
+            return;
+        }
+        let cap = self.layout.capacity();
+        let room = self.chunks.last().map_or(0, |c| cap - c.len());
+        if rows > room {
+            self.prepare_chunks((rows - room).div_ceil(cap));
+        }
+    }
+
+    /// Runs now the user code a restore of `rows` rows into this archetype would run: the
+    /// spare's values made anew, and fresh values made ahead for every chunk the rows fill
+    /// (reused chunks swap theirs for these in [`Archetype::fill_empty`]). A panic here
+    /// leaves the archetype consistent, before the restore changed anything.
+    pub(crate) fn prepare_restore(&mut self, rows: usize) {
+        if self.chunk_kinds.is_empty() {
+            return;
+        }
+        self.prepare_chunks(1);
+        let chunks = rows.div_ceil(self.layout.capacity());
+        while self.ready.len() < chunks {
+            self.ready.push(ChunkValues::make(&self.chunk_kinds));
+        }
+    }
+
+    /// Makes sure the next `count` chunks to be pushed have fresh values: the spare's made
+    /// anew (it is used first), then `ready` filled up.
+    #[cold]
+    fn prepare_chunks(&mut self, mut count: usize) {
+        if count == 0 || self.chunk_kinds.is_empty() {
+            return;
+        }
+        if let Some(spare) = &mut self.spare {
+            if !spare.chunk_values().is_fresh() {
+                // A panicking `Default` leaves the old values; a panicking `Drop` of an old
+                // value comes after the spare already holds the fresh ones.
+                let fresh = ChunkValues::make(&self.chunk_kinds);
+                drop(std::mem::replace(spare.chunk_values_mut(), fresh));
+            }
+            count -= 1;
+        }
+        while self.ready.len() < count {
+            self.ready.push(ChunkValues::make(&self.chunk_kinds));
+        }
     }
 
     /// The slot of chunk component `id` in every chunk's
@@ -860,6 +944,8 @@ impl Archetype {
     #[cold]
     #[inline(never)]
     fn push_chunk(&mut self, tick: u64) {
+        // Invariant 8: the user code first, while nothing has changed.
+        self.prepare_chunks(1);
         let chunk = match self.spare.take() {
             Some(mut spare) => {
                 spare.mark_structural(tick);
@@ -877,8 +963,11 @@ impl Archetype {
                 ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
         }
         if !self.chunk_kinds.is_empty() {
-            // A reused spare's values described rows that are gone (invariant 8).
-            chunk.chunk_values_mut().fit(&self.chunk_kinds, true);
+            // A reused spare was made fresh above; a new chunk takes values made ahead.
+            if !chunk.chunk_values().is_fresh() {
+                *chunk.chunk_values_mut() = self.ready.pop().expect("prepared above");
+            }
+            chunk.chunk_values_mut().mark_used();
         }
         self.chunks.push(chunk);
     }
@@ -1186,11 +1275,16 @@ impl Archetype {
     /// - `fill` initialises rows `0..count` of the entity column (rows below `held` may be
     ///   left as they are) and of every column it is handed, with values of each column's
     ///   type, and does not unwind.
+    ///
+    /// No user code runs if [`Archetype::prepare_restore`] was called for `rows` since the
+    /// last chunk push: a reused chunk's old chunk values are swapped for fresh ones made
+    /// there and pushed onto `stale`, for the caller to drop once the restore is complete.
     pub(crate) unsafe fn fill_empty(
         &mut self,
         tick: u64,
         rows: usize,
         reuse: &mut Vec<EmptiedChunk>,
+        stale: &mut Vec<ChunkValues>,
         mut fill: impl FnMut(NonNull<Entity>, usize, &[NonNull<u8>], usize, usize),
     ) {
         debug_assert!(self.is_empty());
@@ -1201,7 +1295,11 @@ impl Archetype {
             let held = match reuse.pop() {
                 // An emptied chunk of this archetype: a valid spare (invariants 4 and 5), put
                 // in ahead of the current spare so chunk `k` comes back as chunk `k`.
-                Some(EmptiedChunk { chunk, held }) => {
+                Some(EmptiedChunk { mut chunk, held }) => {
+                    if !self.chunk_kinds.is_empty() && !chunk.chunk_values().is_fresh() {
+                        let fresh = self.ready.pop().expect("made by prepare_restore");
+                        stale.push(std::mem::replace(chunk.chunk_values_mut(), fresh));
+                    }
                     let spare = self.spare.replace(chunk);
                     self.push_chunk(tick);
                     self.spare = spare;
@@ -1294,6 +1392,16 @@ impl Archetype {
             spare
                 .chunk_values()
                 .check(&self.chunk_kinds, &|| format!("{:?}: spare", self.id));
+        }
+        for (i, values) in self.ready.iter().enumerate() {
+            values.check(&self.chunk_kinds, &|| {
+                format!("{:?}: ready values {i}", self.id)
+            });
+            assert!(
+                values.is_fresh(),
+                "{:?}: ready values {i} are not fresh",
+                self.id
+            );
         }
         let expect: Vec<usize> = (0..self.columns.len())
             .filter(|&c| self.enable_ids.contains(&self.columns[c].id))

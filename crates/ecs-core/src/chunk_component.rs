@@ -39,22 +39,17 @@ use crate::chunk::Chunk;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::ComponentError;
+use crate::unwind::{drop_each, resume_unless_unwinding};
 use crate::world::World;
 
-/// A chunk component value, type-erased: it can be put back to its default.
-pub(crate) trait ChunkValue: Send + Sync + 'static {
-    fn reset(&mut self);
-}
+/// A chunk component value, type-erased.
+pub(crate) trait ChunkValue: Send + Sync + 'static {}
 
-impl<C: Component + Default> ChunkValue for C {
-    fn reset(&mut self) {
-        *self = C::default();
-    }
-}
+impl<C: Component> ChunkValue for C {}
 
 /// The value cell of one chunk component in one chunk. `UnsafeCell`: the query layer writes
 /// values through `&Chunk` under its declared access (see [`ChunkValues::ptr`]).
-type Cell = Box<UnsafeCell<dyn ChunkValue>>;
+pub(crate) type Cell = Box<UnsafeCell<dyn ChunkValue>>;
 
 /// One registered chunk component type: how to make its default value.
 #[derive(Clone, Copy)]
@@ -64,11 +59,13 @@ pub(crate) struct ChunkKind {
     make: fn() -> Cell,
 }
 
+/// A fresh default `C`, boxed: the one place a chunk value is made (user code: may panic).
+fn make<C: Component + Default>() -> Cell {
+    Box::new(UnsafeCell::new(C::default()))
+}
+
 impl ChunkKind {
     fn of<C: Component + Default>(id: ComponentId) -> Self {
-        fn make<C: Component + Default>() -> Cell {
-            Box::new(UnsafeCell::new(C::default()))
-        }
         Self {
             id,
             type_id: TypeId::of::<C>(),
@@ -87,13 +84,20 @@ struct Slot {
 ///
 /// # Invariants
 /// 1. Slot `s` holds a value of the type of the archetype's chunk kind `s` (same id and
-///    `TypeId`), for every kind: an archetype fits each chunk to its kinds before the chunk
-///    holds rows, and again whenever a type is registered.
+///    `TypeId`), for every kind: a chunk gets its values from [`ChunkValues::make`] before it
+///    holds rows, and registering a type adds its slot to every chunk at once, after every new
+///    value was made (so a panicking `Default` changes nothing). [`ChunkValues::typed_ptr`]
+///    checks the `TypeId` where the pointer is made, so a slot is never read as another type.
 /// 2. A value is written only through `&mut ChunkValues` or through the pointer of
-///    [`ChunkValues::ptr`] by a holder of write access to its component.
+///    [`ChunkValues::typed_ptr`] by a holder of write access to its component.
+/// 3. Dropping the values drops each one, even if some `Drop`s panic (`unwind::drop_each`);
+///    the first panic continues afterwards unless the thread is already unwinding.
 #[derive(Default)]
 pub struct ChunkValues {
     slots: Vec<Slot>,
+    /// Made by [`ChunkValues::make`] and not yet in a chunk that held rows: every value is
+    /// still its default, so a chunk reusing them needs no reset.
+    fresh: bool,
 }
 
 impl ChunkValues {
@@ -155,34 +159,76 @@ impl ChunkValues {
         Some(unsafe { &mut *value.cast::<C>() })
     }
 
-    /// Address of the value in slot `slot` (the archetype's chunk kind `slot`, see
+    /// Address of the `C` in slot `slot` (the archetype's chunk kind `slot`, see
     /// [`Archetype::chunk_value_slot`](crate::Archetype::chunk_value_slot)). Computing it is
-    /// safe; reading or writing through it is the caller's business: it is a value of that
-    /// kind's type, written only under write access to that component (invariant 2).
+    /// safe; reading or writing through it is the caller's business: it is written only under
+    /// write access to that component (invariant 2).
     ///
     /// # Panics
-    /// If `slot` is out of range.
+    /// If `slot` is out of range, or its value is not a `C` (invariant 1 makes that a bug in
+    /// the caller's slot lookup; the check keeps it from becoming a read of another type).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Default)]
+    /// struct Bounds(f32);
+    /// let mut world = World::new();
+    /// let id = world.register_chunk_component::<Bounds>();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let values = arch.chunks()[0].chunk_values();
+    /// let _ = values.typed_ptr::<Bounds>(arch.chunk_value_slot(id).unwrap());
+    /// let wrong = std::panic::AssertUnwindSafe(|| values.typed_ptr::<u8>(0));
+    /// assert!(std::panic::catch_unwind(wrong).is_err()); // a `Bounds` is not read as a `u8`
+    /// ```
     #[inline]
-    pub fn ptr(&self, slot: usize) -> NonNull<u8> {
-        let cell: &UnsafeCell<dyn ChunkValue> = &self.slots[slot].value;
-        NonNull::new(cell.get().cast::<u8>()).expect("a box is never null")
+    pub fn typed_ptr<C: Component>(&self, slot: usize) -> NonNull<C> {
+        let slot = &self.slots[slot];
+        assert!(
+            slot.type_id == TypeId::of::<C>(),
+            "chunk value slot of {:?} read as `{}`",
+            slot.id,
+            type_name::<C>()
+        );
+        let cell: &UnsafeCell<dyn ChunkValue> = &slot.value;
+        NonNull::new(cell.get().cast::<C>()).expect("a box is never null")
     }
 
-    /// Makes the values match `kinds`: with `reset`, every value goes back to its default;
-    /// kinds without a value get a default one.
-    pub(crate) fn fit(&mut self, kinds: &[ChunkKind], reset: bool) {
-        if reset {
-            for slot in &mut self.slots {
-                slot.value.get_mut().reset();
-            }
-        }
-        for kind in &kinds[self.slots.len().min(kinds.len())..] {
-            self.slots.push(Slot {
+    /// One default value per kind, in the kinds' order. If a `Default` panics, the values
+    /// made so far are dropped (invariant 3) and the panic continues: nothing else changed.
+    pub(crate) fn make(kinds: &[ChunkKind]) -> Self {
+        let mut values = Self {
+            slots: Vec::with_capacity(kinds.len()),
+            fresh: true,
+        };
+        for kind in kinds {
+            values.slots.push(Slot {
                 id: kind.id,
                 type_id: kind.type_id,
                 value: (kind.make)(),
             });
         }
+        values
+    }
+
+    /// Whether every value is still the default it was made with.
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.fresh
+    }
+
+    /// Marks the values as seen by rows: the chunk holding them joined an archetype's chunks.
+    pub(crate) fn mark_used(&mut self) {
+        self.fresh = false;
+    }
+
+    /// Appends the value of a newly registered `kind` (made beforehand by the caller, so that
+    /// no user code runs while chunks are being fitted).
+    fn push(&mut self, kind: &ChunkKind, value: Cell) {
+        self.slots.push(Slot {
+            id: kind.id,
+            type_id: kind.type_id,
+            value,
+        });
     }
 
     /// Asserts invariant 1 against the archetype's `kinds`.
@@ -200,6 +246,19 @@ impl ChunkValues {
     }
 }
 
+// SAFETY: the values are `Send + Sync` (`ChunkValue`'s bound); the `UnsafeCell`s are written
+// only through `&mut ChunkValues` or through `typed_ptr` by a holder of write access to the
+// component (invariant 2), which the query layer's access rules keep exclusive, as for the
+// columns of a `Chunk`.
+unsafe impl Sync for ChunkValues {}
+
+impl Drop for ChunkValues {
+    fn drop(&mut self) {
+        // Invariant 3: two panicking `Drop`s in one chunk must not abort the process.
+        resume_unless_unwinding(drop_each(self.slots.drain(..)));
+    }
+}
+
 impl std::fmt::Debug for ChunkValues {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
@@ -211,16 +270,34 @@ impl std::fmt::Debug for ChunkValues {
 /// The world's chunk component kinds, shared by every archetype.
 pub(crate) type ChunkKinds = Arc<[ChunkKind]>;
 
-/// `kinds` plus the kind of `C`.
-pub(crate) fn with_kind<C: Component + Default>(
-    kinds: &[ChunkKind],
-    id: ComponentId,
-) -> ChunkKinds {
-    kinds
-        .iter()
-        .copied()
-        .chain([ChunkKind::of::<C>(id)])
-        .collect()
+/// `kinds` plus `kind`.
+pub(crate) fn with_kind(kinds: &[ChunkKind], kind: ChunkKind) -> ChunkKinds {
+    kinds.iter().copied().chain([kind]).collect()
+}
+
+/// Adds `kind`'s slot to `values`, with the next of the values made for it beforehand.
+///
+/// # Panics
+/// If `made` runs out: the caller made one value per holder.
+pub(crate) fn add_kind(
+    values: &mut ChunkValues,
+    kind: &ChunkKind,
+    made: &mut dyn Iterator<Item = Cell>,
+) {
+    let value = made
+        .next()
+        .expect("one value made per chunk that holds values");
+    values.push(kind, value);
+}
+
+/// Values made for a registration that has not happened yet: dropped one by one if a later
+/// `Default` panics (ChunkValues invariant 3).
+struct Made(Vec<Cell>);
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        resume_unless_unwinding(drop_each(self.0.drain(..)));
+    }
 }
 
 /// The slot of component `id` among `kinds`.
@@ -260,11 +337,21 @@ impl World {
             );
             return id;
         }
+        // All or nothing: every value the chunks will carry is made first (user code), so a
+        // panicking `Default` leaves the world as it was and `C` unregistered, free to be
+        // registered again. From here on no user code runs.
+        let holders = self.graph().chunk_value_holders();
+        let mut made = Made(Vec::with_capacity(holders));
+        for _ in 0..holders {
+            made.0.push(make::<C>());
+        }
         let (_, components, graph) = self.parts_mut();
         let id = components.register::<C>();
         components.set_chunk_component(id);
-        let kinds = with_kind::<C>(graph.chunk_kinds(), id);
-        graph.set_chunk_kinds(kinds);
+        graph.add_chunk_kind(
+            ChunkKind::of::<C>(id),
+            &mut std::mem::take(&mut made.0).into_iter(),
+        );
         id
     }
 

@@ -330,6 +330,19 @@ impl Entities {
         self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
     }
 
+    /// Number of reserved ids the next [`Entities::flush`] makes live.
+    ///
+    /// ```
+    /// # use ecs_core::Entities;
+    /// let entities = Entities::default();
+    /// entities.reserve();
+    /// entities.reserve();
+    /// assert_eq!(entities.pending(), 2);
+    /// ```
+    pub fn pending(&self) -> usize {
+        (self.free.len() as i64 - self.free_cursor.load(Ordering::Relaxed)) as usize
+    }
+
     /// Makes every reserved id live, calling `place` for each to give it a location (and to
     /// store its id there, invariant 1).
     ///

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::archetype::{Archetype, ArchetypeId};
 use crate::bundle::{bundle_ids, Bundle};
-use crate::chunk_component::ChunkKinds;
+use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, Components, TypeIdMap};
@@ -184,7 +184,7 @@ impl Archetypes {
         };
         let mut archetype = archetype;
         if !self.chunk_kinds.is_empty() {
-            archetype.set_chunk_kinds(Arc::clone(&self.chunk_kinds));
+            archetype.take_chunk_kinds(Arc::clone(&self.chunk_kinds));
         }
         self.list.push(archetype);
         self.edges.push(Edges::default());
@@ -210,15 +210,18 @@ impl Archetypes {
             + edges
     }
 
-    /// The chunk component types every archetype carries.
-    pub(crate) fn chunk_kinds(&self) -> &ChunkKinds {
-        &self.chunk_kinds
+    /// How many chunk value sets the archetypes hold (chunks, spares and values made ahead):
+    /// a new chunk component kind needs one value for each.
+    pub(crate) fn chunk_value_holders(&self) -> usize {
+        self.list.iter().map(Archetype::chunk_value_holders).sum()
     }
 
-    /// Makes every archetype, present and future, carry the chunk components `kinds`.
-    pub(crate) fn set_chunk_kinds(&mut self, kinds: ChunkKinds) {
+    /// Makes every archetype, present and future, carry chunk component `kind` too, taking
+    /// each holder's value from `made` (made beforehand: no user code runs here).
+    pub(crate) fn add_chunk_kind(&mut self, kind: ChunkKind, made: &mut dyn Iterator<Item = Cell>) {
+        let kinds = chunk_component::with_kind(&self.chunk_kinds, kind);
         for arch in &mut self.list {
-            arch.set_chunk_kinds(Arc::clone(&kinds));
+            arch.add_chunk_kind(Arc::clone(&kinds), &kind, made);
         }
         self.chunk_kinds = kinds;
     }

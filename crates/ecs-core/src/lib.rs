@@ -80,6 +80,7 @@ mod snapshot;
 mod spawn_batch;
 mod sync;
 mod take;
+mod unwind;
 #[expect(
     unsafe_code,
     reason = "moves rows along archetype edges with column copies"
@@ -108,6 +109,7 @@ pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use spawn_batch::SpawnBatch;
+pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
 pub use world::{Tick, World, WorldId};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.

@@ -57,6 +57,7 @@ use crate::enable;
 use crate::entity::Entity;
 use crate::error::SnapshotError;
 use crate::signature::Signature;
+use crate::unwind::{drop_each, resume_unless_unwinding};
 use crate::world::{Tick, World};
 
 mod buf;
@@ -544,8 +545,19 @@ impl World {
             })
             .collect();
 
+        // Chunk component values for every chunk the restore fills (user code too), made
+        // while nothing has changed yet.
+        {
+            let (_, components, archetypes) = self.parts_mut();
+            for (data, target) in snap.archetypes.iter().zip(&plan.archetypes) {
+                let id = archetypes.get_or_create(target.signature.clone(), components);
+                archetypes.as_mut_slice()[id.index()].prepare_restore(data.entities.len());
+            }
+        }
+
         let tick = self.change_tick().max(snap.change_tick);
         let mut reuse = self.empty_for_restore();
+        let mut stale = Vec::new();
         self.raise_change_tick(tick);
 
         let (entities, components, archetypes) = self.parts_mut();
@@ -625,7 +637,7 @@ impl World {
             // own (distinct component sets map to distinct signatures), so it is still empty;
             // `chunks` are the ones `take_chunks` took from this very archetype; `fill`
             // initialises every row it is handed and, copying only, cannot unwind.
-            unsafe { arch.fill_empty(tick, rows, chunks, fill) };
+            unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {
                     enable::disable_rows(arch, c, &data.disabled[from]);
@@ -640,6 +652,9 @@ impl World {
         for (install, value) in resources {
             install(&mut self.resources, value);
         }
+        // The world is restored; reused chunks' old chunk values go last (their `Drop`s are
+        // user code: the first panic among them continues from here).
+        resume_unless_unwinding(drop_each(stale));
         Ok(())
     }
 

@@ -228,6 +228,8 @@ impl World {
             .insert_edge::<B>(ArchetypeId::EMPTY, &mut self.components);
         let target = edge.target;
         let arch = &mut archetypes[target.index()];
+        // User code (chunk values of a new chunk) runs before the entity's slot goes live.
+        arch.prepare_rows(1);
         let row = arch.len();
         let entity = self.entities.alloc(Location {
             archetype: target,
@@ -279,6 +281,9 @@ impl World {
     fn flush_reserved(&mut self) {
         let tick = self.change_tick();
         let empty = &mut self.archetypes.as_mut_slice()[ArchetypeId::EMPTY.index()];
+        // User code (chunk values of new chunks) runs before any reserved id goes live, so the
+        // pushes below cannot panic halfway through the entity table's flush.
+        empty.prepare_rows(self.entities.pending());
         self.entities.flush(|entity| {
             let row = empty.push_row(entity, tick).row();
             Location {

@@ -157,8 +157,9 @@ fn slot(arch: &Archetype, id: ComponentId) -> ChunkSlot {
 }
 
 #[inline(always)]
-fn value_ptr<C>(slot: &ChunkSlot, chunk: &Chunk) -> NonNull<C> {
-    chunk.chunk_values().ptr(slot.0).cast()
+fn value_ptr<C: Component>(slot: &ChunkSlot, chunk: &Chunk) -> NonNull<C> {
+    // Checks the slot's type where the pointer is made (`ChunkValues` invariant 1).
+    chunk.chunk_values().typed_ptr::<C>(slot.0)
 }
 
 macro_rules! chunk_element {

@@ -546,10 +546,8 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         let Some(slot) = self.arch.chunk_value_slot(id) else {
             panic!("`{}` is not a chunk component", type_name::<C>())
         };
-        debug_assert!(self.chunk.chunk_values().get::<C>(id).is_some());
-        // The slot of `id` holds a `C`: `id` is `C`'s id in this world, whose archetypes
-        // keep chunk kind `slot` as that component (`ChunkValues` invariant 1).
-        self.chunk.chunk_values().ptr(slot).cast()
+        // The slot of `id` holds a `C` (`ChunkValues` invariant 1); `typed_ptr` checks it.
+        self.chunk.chunk_values().typed_ptr::<C>(slot)
     }
 
     fn column_base<T: Component>(&self, write: bool) -> *mut u8 {

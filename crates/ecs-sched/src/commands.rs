@@ -15,12 +15,10 @@
 
 use std::any::type_name;
 use std::collections::VecDeque;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use ecs_core::{Bundle, Component, Entity, World};
+use ecs_core::{drop_each, resume_unless_unwinding, Bundle, Component, Entity, World};
 
 use crate::error::CommandError;
-use crate::panics::keep_first;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
 
@@ -99,15 +97,7 @@ impl CommandQueue {
     /// assert!(queue.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        let mut first = None;
-        while let Some(command) = self.commands.pop_front() {
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(command))) {
-                keep_first(&mut first, payload);
-            }
-        }
-        if let Some(payload) = first {
-            resume_unwind(payload);
-        }
+        resume_unless_unwinding(drop_each(self.commands.drain(..)));
     }
 
     /// Number of recorded commands.
@@ -427,5 +417,15 @@ impl ParCommands {
     /// Whether nothing is recorded.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
+    }
+}
+
+/// Dropping a queue drops every recorded command, each on its own: two recorded values whose
+/// `Drop` panics (or one while a panic unwinds, as when a `par_for_each_commands` task
+/// panics and the other tasks' queues are dropped) must not abort the process. The first
+/// panic continues afterwards, unless the thread is already unwinding.
+impl Drop for CommandQueue {
+    fn drop(&mut self) {
+        self.clear();
     }
 }

@@ -232,3 +232,71 @@ fn event_writers_of_one_schedule_on_two_worlds_send_to_each_world() {
     assert_eq!(*a.resource::<Vec<u32>>(), [7, 7]);
     assert_eq!(*b.resource::<Vec<u32>>(), [7, 7]);
 }
+
+/// Counts its drops in `counter` and panics when dropped.
+struct Bomb(&'static std::sync::atomic::AtomicUsize);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        panic!("Bomb dropped");
+    }
+}
+
+#[test]
+fn dropping_a_command_buffer_with_two_panicking_values_does_not_abort() {
+    static DROPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut world = World::new();
+    let e = world.spawn(());
+    let mut buffer = ecs_sched::CommandBuffer::new();
+    buffer.insert(e, (Bomb(&DROPS),));
+    buffer.spawn((Hp(1),));
+    buffer.insert(e, (Bomb(&DROPS),));
+    let caught = catch_unwind(AssertUnwindSafe(move || drop(buffer)));
+    let message = caught.expect_err("the first drop's panic goes on");
+    assert_eq!(message.downcast_ref::<&str>(), Some(&"Bomb dropped"));
+    assert_eq!(
+        DROPS.load(std::sync::atomic::Ordering::Relaxed),
+        2,
+        "both dropped"
+    );
+}
+
+#[test]
+fn a_panicking_par_for_each_commands_body_beside_queued_panicking_values_does_not_abort() {
+    static DROPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut world = World::new();
+    let n = if cfg!(miri) { 200 } else { 20_000 };
+    world.spawn_batch((0..n).map(|i| (Hp(i),))).for_each(drop);
+    let mut schedule = Schedule::with_threads(2);
+    schedule.add_system(
+        move |mut q: Query<(ecs_core::Entity, RefRO<Hp>)>, mut commands: ecs_sched::Commands| {
+            q.par_for_each_commands(&mut commands, |commands, (e, hp)| {
+                if hp.0 % 50 == 0 {
+                    commands.insert(e, (Bomb(&DROPS),));
+                }
+                if hp.0 == n - 1 {
+                    panic!("body failed");
+                }
+            });
+        },
+    );
+    let caught = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    let message = caught.expect_err("the body's panic goes on");
+    let text = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(text.contains("body failed"), "{text}");
+    let recorded = DROPS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        recorded > 0 && recorded <= (n as usize).div_ceil(50),
+        "{recorded}"
+    );
+    world.check_invariants();
+    assert_eq!(
+        world.query::<RefRO<Bomb>>().iter().count(),
+        0,
+        "no command applied"
+    );
+}

@@ -19,11 +19,20 @@ use crate::sync::{AtomicI64, Ordering};
 /// A handle to an entity: a slot index plus that slot's generation.
 ///
 /// Eight bytes, and `Option<Entity>` is eight bytes too (the generation is never zero).
-/// `Debug` prints `index v generation`, as in `5v2`.
+/// `Debug` and `Display` print `index v generation`, as in `5v2`; `Display` honours width,
+/// fill and alignment (`{e:>6}`).
+///
+/// `Ord` is index-major: entities sort by slot index, then by generation, so a sorted list
+/// follows the entity table (and a newer entity in a reused slot sorts beside the old one).
+/// bevy's `Entity` orders generation-major; code ported from there that relies on the order
+/// of mixed generations should sort by `(generation(), index())` explicitly.
 ///
 /// ```
 /// # use ecs_core::Entity;
 /// assert_eq!(std::mem::size_of::<Option<Entity>>(), 8);
+/// let (a, b) = (Entity::from_bits(1 << 32 | 5).unwrap(), Entity::from_bits(2 << 32 | 3).unwrap());
+/// assert!(b < a, "index 3 sorts before index 5, whatever the generations");
+/// assert_eq!(format!("[{a:<6}]"), "[5v1   ]");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(C, align(8))]
@@ -128,7 +137,11 @@ impl fmt::Debug for Entity {
 
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        if f.width().is_none() && f.precision().is_none() {
+            return fmt::Debug::fmt(self, f);
+        }
+        // `pad` applies width, fill and alignment to the whole `5v2`.
+        f.pad(&format!("{self:?}"))
     }
 }
 

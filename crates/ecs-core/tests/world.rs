@@ -453,3 +453,13 @@ fn invariants_hold_after_many_random_moves() {
         "the moves reached many archetypes"
     );
 }
+
+#[test]
+fn entity_display_honours_width_fill_and_alignment() {
+    let mut world = World::new();
+    let e = world.spawn((1u8,));
+    assert_eq!(format!("{e}"), "0v1");
+    assert_eq!(format!("[{e:<6}]"), "[0v1   ]");
+    assert_eq!(format!("[{e:>6}]"), "[   0v1]");
+    assert_eq!(format!("[{e:*^7}]"), "[**0v1**]");
+}

@@ -1,7 +1,7 @@
 //! `#[derive(Bundle)]`: the struct moves as the tuple of its field types.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::DeriveInput;
 
 use crate::attrs::{crate_path, named_fields};
@@ -12,6 +12,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let names: Vec<_> = fields.iter().map(|f| f.ident.as_ref().unwrap()).collect();
     let types: Vec<_> = fields.iter().map(|f| &f.ty).collect();
+    // Locals and parameters carry `__ecs_` names, so no field name (`row`, `cells`, `bases`,
+    // `overwrite`, ...) can shadow them.
+    let locals: Vec<_> = (0..names.len())
+        .map(|i| format_ident!("__ecs_field_{i}"))
+        .collect();
     let core = quote!(#ecs::core);
     let tuple = quote!((#(#types,)*));
     Ok(quote! {
@@ -24,33 +29,37 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             type Replaced = <#tuple as #core::Bundle>::Replaced;
 
             fn component_ids(
-                components: &mut #core::Components,
-                ids: &mut #core::BundleIds,
+                __ecs_components: &mut #core::Components,
+                __ecs_ids: &mut #core::BundleIds,
             ) {
-                <#tuple as #core::Bundle>::component_ids(components, ids)
+                <#tuple as #core::Bundle>::component_ids(__ecs_components, __ecs_ids)
             }
 
             #[inline(always)]
-            unsafe fn write_row(self, bases: &[::core::ptr::NonNull<u8>], row: usize) {
-                let Self { #(#names),* } = self;
+            unsafe fn write_row(self, __ecs_bases: &[::core::ptr::NonNull<u8>], __ecs_row: usize) {
+                let Self { #(#names: #locals),* } = self;
                 // SAFETY: the caller's contract, forwarded to the tuple.
-                unsafe { <#tuple as #core::Bundle>::write_row((#(#names,)*), bases, row) }
+                unsafe {
+                    <#tuple as #core::Bundle>::write_row((#(#locals,)*), __ecs_bases, __ecs_row)
+                }
             }
 
             unsafe fn replace(
                 self,
-                cells: &[::core::ptr::NonNull<u8>],
-                overwrite: &[bool],
+                __ecs_cells: &[::core::ptr::NonNull<u8>],
+                __ecs_overwrite: &[bool],
             ) -> Self::Replaced {
-                let Self { #(#names),* } = self;
+                let Self { #(#names: #locals),* } = self;
                 // SAFETY: the caller's contract, forwarded to the tuple.
-                unsafe { <#tuple as #core::Bundle>::replace((#(#names,)*), cells, overwrite) }
+                unsafe {
+                    <#tuple as #core::Bundle>::replace((#(#locals,)*), __ecs_cells, __ecs_overwrite)
+                }
             }
 
-            unsafe fn read(cells: &[::core::ptr::NonNull<u8>]) -> Self {
+            unsafe fn read(__ecs_cells: &[::core::ptr::NonNull<u8>]) -> Self {
                 // SAFETY: the caller's contract, forwarded to the tuple.
-                let (#(#names,)*) = unsafe { <#tuple as #core::Bundle>::read(cells) };
-                Self { #(#names),* }
+                let (#(#locals,)*) = unsafe { <#tuple as #core::Bundle>::read(__ecs_cells) };
+                Self { #(#names: #locals),* }
             }
         }
     })

@@ -187,3 +187,64 @@ fn derived_query_chunk_columns_are_the_tuples() {
     });
     assert_eq!(total, (1..=10).sum::<i32>() as f32);
 }
+
+// Field names that are also names in the generated code (issue 26 item 10): each of these
+// failed to compile before the derives used `__ecs_*` locals.
+#[derive(Bundle)]
+struct Shadowing {
+    row: Position,
+    cells: Velocity,
+    bases: Health,
+    overwrite: u8,
+}
+
+#[derive(Query)]
+struct ShadowingQuery {
+    f: RefRW<Position>,
+    fetch: RefRO<Velocity>,
+    row: Option<RefRO<Health>>,
+    len: Entity,
+}
+
+#[derive(Query)]
+struct Nothing {}
+
+#[test]
+fn derives_accept_field_names_the_generated_code_uses() {
+    let mut world = World::new();
+    let e = world.spawn(Shadowing {
+        row: Position(1.0),
+        cells: Velocity(2.0),
+        bases: Health(3),
+        overwrite: 4,
+    });
+    world
+        .insert(
+            e,
+            Shadowing {
+                row: Position(5.0),
+                cells: Velocity(6.0),
+                bases: Health(7),
+                overwrite: 8,
+            },
+        )
+        .unwrap();
+    let Shadowing {
+        row,
+        cells,
+        bases,
+        overwrite,
+    } = world.remove::<Shadowing>(e).unwrap();
+    assert_eq!(
+        (row, cells, bases, overwrite),
+        (Position(5.0), Velocity(6.0), Health(7), 8)
+    );
+    world.insert(e, (Position(1.0), Velocity(2.0))).unwrap();
+    world.query::<ShadowingQuery>().for_each(|item| {
+        item.f.0 += item.fetch.0;
+        assert!(item.row.is_none());
+        assert_eq!(item.len, e);
+    });
+    assert_eq!(world.get::<Position>(e), Ok(&Position(3.0)));
+    assert_eq!(world.query::<Nothing>().iter().count(), 1);
+}

@@ -84,6 +84,28 @@ pub struct SystemAccess {
     event_writes: Vec<(TypeId, &'static str)>,
     /// Event queues the schedule maintains at the end of each run (`Events::update`).
     event_queues: Vec<EventUpdate>,
+    /// After `add_query` refused a query: the filter that would have made it disjoint from
+    /// the earlier one, for the error message.
+    fix: Option<String>,
+}
+
+/// A `Without<X>` that would make `a` and `b` disjoint: `X` is required by one and not by the
+/// other (nor enableable: `Without` of an enableable type proves nothing).
+fn disjoining_filter(
+    a: &FilteredAccess,
+    b: &FilteredAccess,
+    registry: &Components,
+) -> Option<String> {
+    let pick = |have: &FilteredAccess, lack: &FilteredAccess| {
+        have.required
+            .iter()
+            .find(|&id| !lack.required.contains(id) && !registry.info(id).is_enableable())
+    };
+    let short = |id| ecs_core::short_name(registry.info(id).name());
+    if let Some(id) = pick(a, b) {
+        return Some(format!("add `Without<{}>` to the second query", short(id)));
+    }
+    pick(b, a).map(|id| format!("add `Without<{}>` to the first query", short(id)))
 }
 
 impl SystemAccess {
@@ -128,6 +150,7 @@ impl SystemAccess {
                     .iter()
                     .next()
                     .expect("a conflict");
+                self.fix = disjoining_filter(earlier, &query, registry);
                 return Err(Conflict::Component(registry.info(id).name()));
             }
         }
@@ -188,6 +211,25 @@ impl SystemAccess {
         }
         self.res_writes.push((id, name));
         Ok(())
+    }
+
+    /// After [`SystemAccess::add_query`] refused a query: a filter that would have made the two
+    /// queries disjoint, if one exists (`add `Without<Enemy>` to the second query`).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::{RefRW, With};
+    /// # use ecs_sched::{Query, SystemAccess, SystemParam};
+    /// struct Hp(u32);
+    /// struct Enemy;
+    /// let mut access = SystemAccess::default();
+    /// let mut registry = Components::default();
+    /// <Query<RefRW<Hp>, With<Enemy>>>::declare(&mut access, &mut registry).unwrap();
+    /// assert!(<Query<RefRW<Hp>>>::declare(&mut access, &mut registry).is_err());
+    /// assert_eq!(access.take_fix().as_deref(), Some("add `Without<Enemy>` to the second query"));
+    /// ```
+    pub fn take_fix(&mut self) -> Option<String> {
+        self.fix.take()
     }
 
     /// The registry whose ids the set's queries use (`None` while it has no query).

@@ -22,7 +22,9 @@ pub enum ScheduleError {
     ConflictingParams {
         /// The system's name.
         system: String,
-        /// The type both parameters access.
+        /// The type both parameters access; for two queries, followed by the filter that
+        /// would make them disjoint when one exists: `Hp (add `Without<Enemy>` to the second
+        /// query)`.
         component: String,
     },
     /// An explicit order names a system or set that is not in the schedule.
@@ -65,13 +67,22 @@ pub enum ScheduleError {
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::ConflictingParams { system, component } => write!(
-                f,
-                "system `{system}` has conflicting parameters: they access `{component}` and at \
-                 least one writes it; if no entity can match both, say so with filters (`With<X>` \
-                 on one, `Without<X>` on the other), or take them in a `ParamSet` and use one at \
-                 a time"
-            ),
+            Self::ConflictingParams { system, component } => match component.split_once(" (add ") {
+                Some((ty, fix)) => write!(
+                    f,
+                    "system `{system}` has conflicting parameters: they access `{ty}` and \
+                         at least one writes it; if no entity can match both, add {}, or take \
+                         them in a `ParamSet` and use one at a time",
+                    fix.trim_end_matches(')')
+                ),
+                None => write!(
+                    f,
+                    "system `{system}` has conflicting parameters: they access `{component}` \
+                         and at least one writes it; if no entity can match both, say so with \
+                         filters (`With<X>` on one, `Without<X>` on the other), or take them in \
+                         a `ParamSet` and use one at a time"
+                ),
+            },
             Self::UnknownSystem { system, referenced } => {
                 write!(
                     f,

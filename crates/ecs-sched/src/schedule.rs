@@ -395,6 +395,24 @@ impl Schedule {
         }
     }
 
+    /// Takes back the system added last (one refused by its config), with its access set,
+    /// timings and orders (invariant 1); event queues only it used are no longer updated.
+    fn remove_last_system(&mut self) {
+        self.plan = None;
+        self.systems.pop();
+        self.accesses.pop();
+        self.timings.pop();
+        if self.orders.pop().is_some_and(|o| o.sync_point) {
+            self.sync_points -= 1;
+        }
+        self.event_updates.clear();
+        for i in 0..self.accesses.len() {
+            let access = std::mem::take(&mut self.accesses[i]);
+            self.add_event_updates(&access);
+            self.accesses[i] = access;
+        }
+    }
+
     /// Remembers the event queues `access` uses, to update them at the end of each run.
     fn add_event_updates(&mut self, access: &SystemAccess) {
         for &(id, update) in access.event_queues() {
@@ -945,6 +963,8 @@ impl Drop for SystemConfig<'_> {
     fn drop(&mut self) {
         if self.check_name_on_drop && !std::thread::panicking() {
             if let Some(name) = self.duplicate_name(None) {
+                // The refused system is not kept: the schedule stays buildable.
+                self.schedule.remove_last_system();
                 panic!("{}", ScheduleError::DuplicateName(name));
             }
         }

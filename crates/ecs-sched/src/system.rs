@@ -383,10 +383,17 @@ pub(crate) fn declare_params<P: SystemParam>(
     registry: &mut Components,
 ) -> Result<SystemAccess, ScheduleError> {
     let mut access = SystemAccess::default();
-    P::declare(&mut access, registry).map_err(|conflict| ScheduleError::ConflictingParams {
-        system: system.to_owned(),
-        component: conflict.to_string(),
-    })?;
+    if let Err(conflict) = P::declare(&mut access, registry) {
+        let mut component = conflict.to_string();
+        if let Some(fix) = access.take_fix() {
+            // `ScheduleError`'s message shows the fix in place of its generic hint.
+            component = format!("{component} ({fix})");
+        }
+        return Err(ScheduleError::ConflictingParams {
+            system: system.to_owned(),
+            component,
+        });
+    }
     Ok(access)
 }
 

@@ -300,3 +300,53 @@ fn a_panicking_par_for_each_commands_body_beside_queued_panicking_values_does_no
         "no command applied"
     );
 }
+
+fn tick(mut n: ResMut<u32>) {
+    *n += 1;
+}
+
+#[test]
+fn a_system_refused_for_a_duplicate_name_is_not_kept() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(tick);
+    let refused = catch_unwind(AssertUnwindSafe(|| {
+        schedule.add_system(tick);
+    }));
+    let message = refused.expect_err("two systems named `tick`");
+    assert!(
+        message
+            .downcast_ref::<String>()
+            .is_some_and(|m| m.contains("tick")),
+        "the panic names the system"
+    );
+    assert_eq!(schedule.order().unwrap(), ["tick"]);
+    let mut world = World::new();
+    world.insert_resource(0u32);
+    schedule.run(&mut world).unwrap();
+    assert_eq!(*world.resource::<u32>(), 1, "the refused copy does not run");
+}
+
+struct Enemy;
+
+#[test]
+fn conflicting_queries_name_the_filter_that_would_make_them_disjoint() {
+    fn both(_: Query<RefRW<Hp>, With<Enemy>>, _: Query<RefRW<Hp>>) {}
+    fn reversed(_: Query<RefRO<Hp>>, _: Query<RefRW<Hp>, With<Enemy>>) {}
+    fn hopeless(_: Query<RefRW<Hp>>, _: Query<RefRO<Hp>>) {}
+    let mut schedule = Schedule::new();
+    let err = schedule.try_add_system(both).err().unwrap().to_string();
+    assert!(
+        err.contains("add `Without<Enemy>` to the second query"),
+        "{err}"
+    );
+    let err = schedule.try_add_system(reversed).err().unwrap().to_string();
+    assert!(
+        err.contains("add `Without<Enemy>` to the first query"),
+        "{err}"
+    );
+    let err = schedule.try_add_system(hopeless).err().unwrap().to_string();
+    assert!(
+        err.contains("`With<X>` on one, `Without<X>` on the other"),
+        "{err}"
+    );
+}

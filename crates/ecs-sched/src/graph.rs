@@ -1,9 +1,13 @@
 //! Turning systems, their access sets and explicit orders into a run plan.
 //!
-//! 1. Explicit orders (`after` / `before`, of systems or of named sets, where a set's order
-//!    applies to each of its members) form a graph; a depth-first topological sort in
-//!    insertion order, pulling each system's explicit predecessors in just before it, gives one
-//!    total order (a cycle is an error naming its systems).
+//! 1. Explicit orders (`after` / `before`, of systems or of named sets) form a graph whose
+//!    nodes are the systems and, for each set, a start node (before every member) and an end
+//!    node (after every member, and after the start even when the set is empty), so orders are
+//!    transitive through empty sets and a set ordered against itself is a cycle. A depth-first
+//!    topological sort in insertion order, pulling each node's explicit predecessors in just
+//!    before it, gives one total order of the systems (a cycle is an error naming its systems
+//!    and sets); the explicit system-to-system edges are the paths between systems that pass
+//!    only through set nodes.
 //! 2. Every pair of conflicting systems gets an edge in that total order, so conflicting
 //!    systems never overlap and always run in the same order: the result never depends on
 //!    thread timing.
@@ -79,10 +83,10 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>], sets: &[SetInfo<'_>]) -> Result<Plan
             return Err(ScheduleError::DuplicateName(node.name.to_owned()));
         }
     }
-    let is_set = |name: &str| {
-        sets.iter().any(|s| s.name == name)
-            || nodes.iter().any(|n| n.sets.iter().any(|s| s == name))
-    };
+    // Sets are nodes of the ordering graph too, two each: `start` before every member and
+    // `end` after, with `start -> end` even when the set is empty, so orders are transitive
+    // through empty sets and a cycle is found whatever the membership.
+    let mut set_names: Vec<&str> = Vec::new();
     for name in sets
         .iter()
         .map(|s| s.name)
@@ -91,57 +95,100 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>], sets: &[SetInfo<'_>]) -> Result<Plan
         if index_of(name).is_some() {
             return Err(ScheduleError::SetNameClash(name.to_owned()));
         }
+        if !set_names.contains(&name) {
+            set_names.push(name);
+        }
     }
-    // A name is one system, or every member of a set (possibly none).
-    let resolve = |from: &str, name: &String| -> Result<Vec<usize>, ScheduleError> {
-        if let Some(i) = index_of(name) {
-            Ok(vec![i])
-        } else if is_set(name) {
-            Ok((0..n).filter(|&i| nodes[i].sets.contains(name)).collect())
-        } else {
-            Err(ScheduleError::UnknownSystem {
-                system: from.to_owned(),
-                referenced: name.clone(),
-            })
-        }
+    let set_of = |name: &str| set_names.iter().position(|s| *s == name);
+    let start = |s: usize| n + 2 * s;
+    let end = |s: usize| n + 2 * s + 1;
+    let total = n + 2 * set_names.len();
+    let members = |s: usize| -> Vec<usize> {
+        (0..n)
+            .filter(|&i| nodes[i].sets.iter().any(|x| x == set_names[s]))
+            .collect()
     };
-    let mut explicit: Vec<(usize, usize)> = Vec::new();
-    // Self-pairs (a member of a set ordered against its own set) order nothing.
-    let mut push = |a: usize, b: usize| {
-        if a != b {
-            explicit.push((a, b));
-        }
+    let unknown = |from: &str, name: &str| ScheduleError::UnknownSystem {
+        system: from.to_owned(),
+        referenced: name.to_owned(),
     };
+    let mut graph: Vec<(usize, usize)> = Vec::new();
+    for s in 0..set_names.len() {
+        graph.push((start(s), end(s)));
+        for m in members(s) {
+            graph.push((start(s), m));
+            graph.push((m, end(s)));
+        }
+    }
+    // `x` ordered against a set it belongs to orders against the set's other members.
+    let others = |s: usize, x: usize| members(s).into_iter().filter(move |&m| m != x);
     for (i, node) in nodes.iter().enumerate() {
         for name in node.after {
-            for a in resolve(node.name, name)? {
-                push(a, i);
+            match (index_of(name), set_of(name)) {
+                (Some(a), _) => graph.push((a, i)),
+                (None, Some(s)) if node.sets.contains(name) => {
+                    graph.extend(others(s, i).map(|m| (m, i)));
+                }
+                (None, Some(s)) => graph.push((end(s), i)),
+                (None, None) => return Err(unknown(node.name, name)),
             }
         }
         for name in node.before {
-            for b in resolve(node.name, name)? {
-                push(i, b);
+            match (index_of(name), set_of(name)) {
+                (Some(b), _) => graph.push((i, b)),
+                (None, Some(s)) if node.sets.contains(name) => {
+                    graph.extend(others(s, i).map(|m| (i, m)));
+                }
+                (None, Some(s)) => graph.push((i, start(s))),
+                (None, None) => return Err(unknown(node.name, name)),
             }
         }
     }
     for set in sets {
-        let members = resolve(set.name, &set.name.to_owned())?;
+        let own = set_of(set.name).expect("every set is named");
         for name in set.after {
-            let others = resolve(set.name, name)?;
-            for &m in &members {
-                others.iter().for_each(|&a| push(a, m));
+            match (index_of(name), set_of(name)) {
+                (Some(a), _) if nodes[a].sets.iter().any(|x| x == set.name) => {
+                    graph.extend(others(own, a).map(|m| (a, m)));
+                }
+                (Some(a), _) => graph.push((a, start(own))),
+                (None, Some(t)) => graph.push((end(t), start(own))),
+                (None, None) => return Err(unknown(set.name, name)),
             }
         }
         for name in set.before {
-            let others = resolve(set.name, name)?;
-            for &m in &members {
-                others.iter().for_each(|&b| push(m, b));
+            match (index_of(name), set_of(name)) {
+                (Some(b), _) if nodes[b].sets.iter().any(|x| x == set.name) => {
+                    graph.extend(others(own, b).map(|m| (m, b)));
+                }
+                (Some(b), _) => graph.push((end(own), b)),
+                (None, Some(t)) => graph.push((end(own), start(t))),
+                (None, None) => return Err(unknown(set.name, name)),
             }
         }
     }
-    let order = topological_order(n, &explicit).map_err(|cycle| ScheduleError::Cycle {
-        systems: cycle.iter().map(|&i| nodes[i].name.to_owned()).collect(),
-    })?;
+    let name_of = |v: usize| {
+        if v < n {
+            nodes[v].name.to_owned()
+        } else {
+            format!("set `{}`", set_names[(v - n) / 2])
+        }
+    };
+    let order: Vec<usize> = topological_order(total, &graph)
+        .map_err(|cycle| {
+            let mut systems: Vec<String> = Vec::new();
+            for v in cycle {
+                let name = name_of(v);
+                if !systems.contains(&name) {
+                    systems.push(name);
+                }
+            }
+            ScheduleError::Cycle { systems }
+        })?
+        .into_iter()
+        .filter(|&v| v < n)
+        .collect();
+    let explicit = system_edges(n, total, &graph);
     let mut position = vec![0; n];
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
@@ -177,6 +224,35 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>], sets: &[SetInfo<'_>]) -> Result<Plan
         edges,
         segments,
     })
+}
+
+/// The explicit orders between systems that `graph` (systems `0..n`, set nodes `n..total`)
+/// implies: `(a, b)` for every path from system `a` to system `b` whose inner nodes are all
+/// set nodes. Self-pairs order nothing and are left out.
+fn system_edges(n: usize, total: usize, graph: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); total];
+    for &(a, b) in graph {
+        succs[a].push(b);
+    }
+    let mut out = Vec::new();
+    let mut seen = vec![false; total];
+    for a in 0..n {
+        seen.iter_mut().for_each(|s| *s = false);
+        let mut stack: Vec<usize> = succs[a].clone();
+        while let Some(v) = stack.pop() {
+            if std::mem::replace(&mut seen[v], true) {
+                continue;
+            }
+            if v < n {
+                if v != a {
+                    out.push((a, v));
+                }
+            } else {
+                stack.extend(&succs[v]);
+            }
+        }
+    }
+    out
 }
 
 /// Insertion order, except that a system's explicit predecessors are pulled in just before

@@ -166,3 +166,62 @@ fn duplicate_names_are_refused_where_they_are_made() {
         Err(ScheduleError::DuplicateName("step".into()))
     );
 }
+
+#[test]
+fn a_set_ordered_after_itself_is_a_cycle() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("x").in_set("s");
+    schedule.configure_set("s").after("s");
+    let err = schedule.build().unwrap_err();
+    assert!(
+        matches!(&err, ScheduleError::Cycle { systems } if systems.iter().any(|s| s.contains('s'))),
+        "{err}"
+    );
+    // And with no member at all.
+    let mut schedule = Schedule::single_threaded();
+    schedule.configure_set("lonely").before("lonely");
+    assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
+}
+
+#[test]
+fn empty_sets_ordered_both_ways_are_a_cycle() {
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("x");
+    schedule.configure_set("a").after("b");
+    schedule.configure_set("b").after("a");
+    let err = schedule.build().unwrap_err();
+    assert!(matches!(&err, ScheduleError::Cycle { .. }), "{err}");
+    assert!(err.to_string().contains("set `a`"), "{err}");
+}
+
+#[test]
+fn orders_are_transitive_through_an_empty_set() {
+    let mut schedule = Schedule::single_threaded();
+    // Added in the reverse of the wanted order.
+    schedule.add_system(noop).named("c1").in_set("c");
+    schedule.add_system(noop).named("a1").in_set("a");
+    schedule.configure_set("b").after("a");
+    schedule.configure_set("c").after("b");
+    assert_eq!(schedule.order().unwrap(), ["a1", "c1"]);
+    let explain = schedule.explain();
+    assert!(explain.contains("a1 -> c1: explicit order"), "{explain}");
+    // Through an empty (configured) set that systems name, too.
+    let mut schedule = Schedule::single_threaded();
+    schedule.configure_set("gate");
+    schedule.add_system(noop).named("late").after("gate");
+    schedule.add_system(noop).named("early").before("gate");
+    assert_eq!(schedule.order().unwrap(), ["early", "late"]);
+}
+
+#[test]
+fn two_sets_that_share_a_member_cannot_be_ordered() {
+    let mut schedule = Schedule::single_threaded();
+    schedule
+        .add_system(noop)
+        .named("both")
+        .in_set("a")
+        .in_set("b");
+    schedule.add_system(noop).named("only_b").in_set("b");
+    schedule.configure_set("a").before("b");
+    assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
+}

@@ -534,15 +534,14 @@ impl Archetype {
         }
     }
 
-    /// Runs now the user code a restore of `rows` rows into this archetype would run: the
-    /// spare's values made anew, and fresh values made ahead for every chunk the rows fill
-    /// (reused chunks swap theirs for these in [`Archetype::fill_empty`]). A panic here
-    /// leaves the archetype consistent, before the restore changed anything.
+    /// Runs now the user code a restore of `rows` rows into this archetype would run: fresh
+    /// values made ahead for every chunk the rows fill (reused chunks and a stale spare swap
+    /// theirs for these in [`Archetype::fill_empty`]). A panic here leaves the archetype
+    /// consistent, before the restore changed anything.
     pub(crate) fn prepare_restore(&mut self, rows: usize) {
         if self.chunk_kinds.is_empty() {
             return;
         }
-        self.prepare_chunks(1);
         let chunks = rows.div_ceil(self.layout.capacity());
         while self.ready.len() < chunks {
             self.ready.push(ChunkValues::make(&self.chunk_kinds));
@@ -1292,20 +1291,28 @@ impl Archetype {
         let mut first = 0;
         while first < rows {
             let count = (rows - first).min(cap);
+            // Each chunk pushed here takes fresh values made by `prepare_restore` (one per
+            // chunk at most), so `push_chunk` runs no user code; the old ones go to `stale`.
+            let mut freshen = |chunk: &mut Chunk, ready: &mut Vec<ChunkValues>| {
+                if !chunk.chunk_values().is_fresh() && !self.chunk_kinds.is_empty() {
+                    let fresh = ready.pop().expect("made by prepare_restore");
+                    stale.push(std::mem::replace(chunk.chunk_values_mut(), fresh));
+                }
+            };
             let held = match reuse.pop() {
                 // An emptied chunk of this archetype: a valid spare (invariants 4 and 5), put
                 // in ahead of the current spare so chunk `k` comes back as chunk `k`.
                 Some(EmptiedChunk { mut chunk, held }) => {
-                    if !self.chunk_kinds.is_empty() && !chunk.chunk_values().is_fresh() {
-                        let fresh = self.ready.pop().expect("made by prepare_restore");
-                        stale.push(std::mem::replace(chunk.chunk_values_mut(), fresh));
-                    }
+                    freshen(&mut chunk, &mut self.ready);
                     let spare = self.spare.replace(chunk);
                     self.push_chunk(tick);
                     self.spare = spare;
                     held
                 }
                 None => {
+                    if let Some(spare) = &mut self.spare {
+                        freshen(spare, &mut self.ready);
+                    }
                     self.push_chunk(tick);
                     0
                 }

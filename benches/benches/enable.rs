@@ -138,6 +138,35 @@ fn toggle_10k(c: &mut Criterion) {
         });
     }
     {
+        // The toggle primitive alone, over every row of every chunk: the plain load-and-store
+        // a parallel task that owns its 64-row words may use, against the atomic
+        // read-modify-write an `EnabledMut` handle does (issue 26 item 3).
+        let mut world = World::new();
+        let id = world.register_enableable::<Tag<0>>();
+        world.spawn_batch((0..N).map(|i| (pos_vel(i).0, pos_vel(i).1, Tag::<0>(0.0))));
+        let arch = world
+            .archetypes()
+            .iter()
+            .find(|a| a.signature().contains(id))
+            .expect("the tagged archetype");
+        let col = arch.column(id).expect("tagged");
+        let slot = arch.enable_slot(col).expect("enableable");
+        for (name, shared) in [("mask_plain_store", false), ("mask_atomic_rmw", true)] {
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    for on in [false, true] {
+                        for chunk in arch.chunks() {
+                            let mask = chunk.enable_masks().get(slot);
+                            for r in 0..chunk.len() {
+                                toggle(mask, r, on, shared);
+                            }
+                        }
+                    }
+                });
+            });
+        }
+    }
+    {
         let mut world = World::new();
         let ids: Vec<Entity> = world
             .spawn_batch((0..N).map(|i| (pos_vel(i).0, pos_vel(i).1, Tag::<0>(0.0))))
@@ -154,6 +183,24 @@ fn toggle_10k(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// One toggle through the plain store or the atomic read-modify-write.
+#[expect(
+    unsafe_code,
+    reason = "times the two unsafe toggle primitives against each other"
+)]
+#[inline(always)]
+fn toggle(mask: &ecs::core::EnableMask, r: usize, on: bool, shared: bool) {
+    // SAFETY: the caller passes a row below its chunk's length, and nothing else touches the
+    // bits while the benchmark loop runs.
+    unsafe {
+        if shared {
+            mask.set_shared(r, on);
+        } else {
+            mask.set_unchecked(r, on);
+        }
+    }
 }
 
 fn config() -> Criterion {

@@ -258,9 +258,31 @@ pub struct EnabledRW<T>(PhantomData<fn() -> T>);
 pub struct EnabledRO<T>(PhantomData<fn() -> T>);
 
 /// One row's enable bit, from [`EnabledRW`].
+///
+/// Not `Send`: a toggle is a plain load and store of the row's 64-row mask word, which is
+/// right only while every handle of that word stays on one thread (a parallel loop gives each
+/// word to one task). Handles moved to two threads lost each other's writes (issue 26, item
+/// 3); now that does not compile:
+///
+/// ```compile_fail,E0277
+/// # use ecs_core::World;
+/// # use ecs_query::{EnabledRW, QueryExt};
+/// struct Alive;
+/// let mut world = World::new();
+/// world.register_enableable::<Alive>();
+/// world.spawn_batch((0..64u32).map(|_| (Alive,))).for_each(drop);
+/// let mut handles: Vec<_> = world.query::<EnabledRW<Alive>>().iter().collect();
+/// let (left, right) = handles.split_at_mut(32);
+/// std::thread::scope(|s| {
+///     s.spawn(move || left.iter_mut().for_each(|h| { h.set(false); }));
+///     right.iter_mut().for_each(|h| { h.set(false); });
+/// });
+/// ```
 pub struct EnabledMut<'w> {
     mask: Option<&'w EnableMask>,
     row: usize,
+    /// `!Send` (see the type's doc); still `Sync`, since `get` through `&self` only loads.
+    _one_thread: PhantomData<std::sync::MutexGuard<'static, ()>>,
 }
 
 impl EnabledMut<'_> {
@@ -282,11 +304,11 @@ impl EnabledMut<'_> {
             return true;
         };
         // SAFETY: `row` is below the chunk's length (the fetch contract); the query holds the
-        // write of the column's component and this handle is the row's only one, so nothing
-        // else writes this row's bit meanwhile. Handles of other rows of the same word may
-        // be used on other threads at the same time (they are `Send`): `set_shared` is one
-        // atomic read-modify-write, so neither loses the other's write.
-        unsafe { mask.set_shared(self.row, on) }
+        // write of the column's component, so nothing else reads or writes the bit meanwhile
+        // except handles of this query on other rows. Those never write this row's 64-row
+        // word from another thread: a parallel run gives each word to one task
+        // (`EnableMask` invariant 3), and handles are not `Send`, so none leaves its thread.
+        unsafe { mask.set_unchecked(self.row, on) }
     }
 }
 
@@ -649,6 +671,7 @@ enabled_element!(
             // SAFETY: the mask lives in the chunk, which outlives `'w` (caller contract).
             mask: fetch.0.map(|m| unsafe { m.as_ref() }),
             row,
+            _one_thread: PhantomData,
         }
     }
 );

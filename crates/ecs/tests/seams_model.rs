@@ -586,7 +586,7 @@ fn run_case(specs: Vec<SystemSpec>, ops: Vec<Op>, fuse: Option<(Site, u32)>) {
     ORIGIN.with(|o| o.borrow_mut().clear());
     take_fired();
     let schedule = build_schedule(&specs);
-    let mut world = World::with_chunk_size(4096).unwrap();
+    let mut world = World::with_test_chunk_size(if cfg!(miri) { 128 } else { 512 });
     world.register_enableable::<Shield>();
     world.register_chunk_component::<Rows>();
     world.register_pod::<Hp>();
@@ -629,7 +629,7 @@ fn run_case(specs: Vec<SystemSpec>, ops: Vec<Op>, fuse: Option<(Site, u32)>) {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 3 } else { 256 },
+        cases: if cfg!(miri) { 2 } else { 256 },
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
@@ -637,7 +637,7 @@ proptest! {
     #[test]
     fn features_together_agree_with_the_model_under_panics(
         specs in prop::collection::vec(system_spec(), 1..6),
-        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 10 } else { 80 }),
+        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 8 } else { 80 }),
         fuse in site(),
     ) {
         run_case(specs, ops, fuse);
@@ -668,7 +668,9 @@ fn a_fixed_case_crosses_every_seam() {
             parallel: true,
         },
     ];
-    let mut ops: Vec<Op> = (0..40u32)
+    // Under Miri: fewer rows (still two chunks of some archetypes) and two of the four runs.
+    let rows = if cfg!(miri) { 12u32 } else { 40 };
+    let mut ops: Vec<Op> = (0..rows)
         .map(|i| Op::Spawn {
             hp: i,
             shield: i % 2 == 0,
@@ -689,8 +691,10 @@ fn a_fixed_case_crosses_every_seam() {
         Op::RemoveShield(0),
         Op::Run,
     ]);
-    run_case(specs.clone(), ops.clone(), None);
     run_case(specs.clone(), ops.clone(), Some((Site::RowsDefault, 1)));
-    run_case(specs.clone(), ops.clone(), Some((Site::FlakyClone, 5)));
-    run_case(specs, ops, Some((Site::FlakyDrop, 2)));
+    run_case(specs.clone(), ops.clone(), Some((Site::FlakyDrop, 2)));
+    if !cfg!(miri) {
+        run_case(specs.clone(), ops.clone(), None);
+        run_case(specs, ops, Some((Site::FlakyClone, 5)));
+    }
 }

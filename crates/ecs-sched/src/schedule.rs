@@ -112,6 +112,8 @@ pub struct Schedule {
     /// The world registry and its [`Components::kinds_version`] whose kinds `registry` last
     /// adopted (invariant 6).
     kinds_seen: Option<(RegistryId, u64)>,
+    /// `registry` learnt kinds that some access set was not yet re-declared with.
+    redeclare_pending: bool,
     plan: Option<Plan>,
     threads: Threads,
     skipped: Vec<CommandError>,
@@ -179,6 +181,7 @@ impl Schedule {
             registry_id: registry.registry_id(),
             registry,
             kinds_seen: None,
+            redeclare_pending: false,
             plan: None,
             threads,
             skipped: Vec::new(),
@@ -501,7 +504,11 @@ impl Schedule {
         if self.kinds_seen == Some(seen) {
             return Ok(());
         }
-        if self.registry.adopt_kinds(world) {
+        // A re-declaration that failed (a system whose queries alias under the new kinds)
+        // stays pending, so the next run tries again instead of planning with the access
+        // sets declared before the kinds were known.
+        self.redeclare_pending |= self.registry.adopt_kinds(world);
+        if self.redeclare_pending {
             self.plan = None;
             for (i, cell) in self.systems.iter_mut().enumerate() {
                 let unit = cell.unit_mut();
@@ -533,6 +540,7 @@ impl Schedule {
                 }
                 self.accesses[i] = access;
             }
+            self.redeclare_pending = false;
         }
         self.kinds_seen = Some(seen);
         Ok(())

@@ -72,7 +72,7 @@ fn the_conflict_message_suggests_filters_or_a_param_set() {
         .unwrap()
         .to_string();
     assert!(
-        err.contains("`Without<X>`") && err.contains("ParamSet"),
+        err.contains("add `Without<Poisoned>` to the first query") && err.contains("ParamSet"),
         "{err}"
     );
 }

@@ -57,6 +57,12 @@ fn with_and_without_an_enableable_type_in_one_system_are_refused_at_run() {
         "{err}"
     );
     assert_eq!(only_hp(&mut world), Hp(0), "nothing ran");
+    // Refused again on the next run: the schedule never plans with the stale access sets.
+    assert!(matches!(
+        schedule.run(&mut world),
+        Err(ScheduleError::ConflictingParams { .. })
+    ));
+    assert_eq!(only_hp(&mut world), Hp(0), "still nothing ran");
 }
 
 /// The `Hp` of the world's only entity.

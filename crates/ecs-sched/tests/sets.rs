@@ -225,3 +225,12 @@ fn two_sets_that_share_a_member_cannot_be_ordered() {
     schedule.configure_set("a").before("b");
     assert!(matches!(schedule.build(), Err(ScheduleError::Cycle { .. })));
 }
+
+#[test]
+fn a_system_ordered_after_itself_is_a_cycle() {
+    // The `(x, x).chain()` of bevy's tests: an order from a system to itself.
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(noop).named("x").after("x");
+    let err = schedule.build().unwrap_err();
+    assert_eq!(err, ScheduleError::Cycle { systems: vec!["x".into()] });
+}

@@ -232,5 +232,10 @@ fn a_system_ordered_after_itself_is_a_cycle() {
     let mut schedule = Schedule::single_threaded();
     schedule.add_system(noop).named("x").after("x");
     let err = schedule.build().unwrap_err();
-    assert_eq!(err, ScheduleError::Cycle { systems: vec!["x".into()] });
+    assert_eq!(
+        err,
+        ScheduleError::Cycle {
+            systems: vec!["x".into()]
+        }
+    );
 }

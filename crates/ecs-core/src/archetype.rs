@@ -21,51 +21,10 @@ use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
 use crate::enable::{self, ChunkMasks};
 use crate::entity::Entity;
+use crate::error::RowTooLarge;
+use crate::ids::ArchetypeId;
 use crate::row_ticks::RowMarks;
 use crate::signature::Signature;
-
-/// Index of an archetype in its world. Ids are stable: archetypes are never removed.
-///
-/// ```
-/// # use ecs_core::{ArchetypeId, World};
-/// let mut world = World::new();
-/// let e = world.spawn(());
-/// assert_eq!(world.location(e).unwrap().archetype, ArchetypeId::EMPTY);
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct ArchetypeId(u32);
-
-impl ArchetypeId {
-    /// The archetype of entities with no components.
-    ///
-    /// ```
-    /// # use ecs_core::{ArchetypeId, World};
-    /// let world = World::new();
-    /// assert!(world.archetypes()[ArchetypeId::EMPTY.index()].signature().is_empty());
-    /// ```
-    pub const EMPTY: Self = Self(0);
-    /// Marks "no archetype" in vacant entity slots.
-    pub(crate) const INVALID: Self = Self(u32::MAX);
-
-    pub(crate) fn new(index: usize) -> Self {
-        assert!(index < u32::MAX as usize, "too many archetypes");
-        Self(index as u32)
-    }
-
-    /// Position in [`World::archetypes`](crate::World::archetypes).
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let id = world.location(e).unwrap().archetype;
-    /// assert_eq!(world.archetypes()[id.index()].id(), id);
-    /// ```
-    #[inline]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
 
 /// What an archetype keeps per component column.
 #[derive(Clone, Copy)]
@@ -144,44 +103,6 @@ pub struct Archetype {
     /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
     any_marks: bool,
 }
-
-/// An archetype whose single row does not fit in one chunk.
-///
-/// ```
-/// # use ecs_core::RowTooLarge;
-/// let err = RowTooLarge {
-///     components: vec![("Big", 20_000)],
-///     chunk_size: 16_384,
-///     row_bytes: 20_008,
-/// };
-/// assert!(err.to_string().contains("20008 bytes"));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RowTooLarge {
-    /// `(type name, size)` of every column.
-    pub components: Vec<(&'static str, usize)>,
-    /// The chunk size in bytes.
-    pub chunk_size: usize,
-    /// Bytes one row needs: entity id, values and alignment padding between columns.
-    pub row_bytes: usize,
-}
-
-impl fmt::Display for RowTooLarge {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "one row of (")?;
-        for (i, (name, size)) in self.components.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{name}: {size} B")?;
-        }
-        write!(
-            f,
-            ") needs {} bytes with its entity id and alignment padding, more than a {}-byte chunk holds",
-            self.row_bytes, self.chunk_size
-        )
-    }
-}
-
-impl std::error::Error for RowTooLarge {}
 
 impl Archetype {
     /// An empty archetype for the components in `infos` (ascending ids).

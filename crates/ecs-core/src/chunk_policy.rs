@@ -19,10 +19,10 @@
 
 use std::collections::HashMap;
 
-use crate::archetype::RowTooLarge;
 use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk::{ChunkLayout, ColumnSpec, CHUNK_SIZE};
 use crate::component::{ComponentId, ComponentInfo};
+use crate::error::RowTooLarge;
 use crate::error::WorldError;
 use crate::signature::Signature;
 use crate::world::World;

@@ -5,8 +5,9 @@
 //! own registry, so the slice's element type is the type the column stores (`World` invariant
 //! 4). Cost: one registry lookup and one column lookup per call, then plain slices.
 
-use crate::archetype::{Archetype, ArchetypeId};
+use crate::archetype::Archetype;
 use crate::component::Component;
+use crate::ids::ArchetypeId;
 use crate::world::World;
 
 impl World {

@@ -13,7 +13,7 @@
 use std::fmt;
 use std::num::NonZeroU32;
 
-use crate::archetype::ArchetypeId;
+use crate::ids::ArchetypeId;
 use crate::sync::{AtomicI64, Ordering};
 
 /// A handle to an entity: a slot index plus that slot's generation.

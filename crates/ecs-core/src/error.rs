@@ -196,7 +196,7 @@ pub enum SnapshotError {
         resource: String,
     },
     /// `restore`: one row of an archetype in the snapshot does not fit in this world's chunks.
-    RowTooLarge(crate::archetype::RowTooLarge),
+    RowTooLarge(RowTooLarge),
     /// `from_bytes`: the buffer does not start with the snapshot magic.
     BadMagic,
     /// `from_bytes`: the format version is not one this build reads.
@@ -289,3 +289,41 @@ impl fmt::Display for SnapshotError {
 }
 
 impl std::error::Error for SnapshotError {}
+
+/// An archetype whose single row does not fit in one chunk.
+///
+/// ```
+/// # use ecs_core::RowTooLarge;
+/// let err = RowTooLarge {
+///     components: vec![("Big", 20_000)],
+///     chunk_size: 16_384,
+///     row_bytes: 20_008,
+/// };
+/// assert!(err.to_string().contains("20008 bytes"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowTooLarge {
+    /// `(type name, size)` of every column.
+    pub components: Vec<(&'static str, usize)>,
+    /// The chunk size in bytes.
+    pub chunk_size: usize,
+    /// Bytes one row needs: entity id, values and alignment padding between columns.
+    pub row_bytes: usize,
+}
+
+impl fmt::Display for RowTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "one row of (")?;
+        for (i, (name, size)) in self.components.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{name}: {size} B")?;
+        }
+        write!(
+            f,
+            ") needs {} bytes with its entity id and alignment padding, more than a {}-byte chunk holds",
+            self.row_bytes, self.chunk_size
+        )
+    }
+}
+
+impl std::error::Error for RowTooLarge {}

@@ -9,12 +9,13 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::archetype::{Archetype, ArchetypeId};
+use crate::archetype::Archetype;
 use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, Components, TypeIdMap};
+use crate::ids::ArchetypeId;
 use crate::signature::Signature;
 
 /// Marks a source column that a remove edge drops from the entity.

@@ -8,10 +8,11 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::archetype::{Archetype, ArchetypeId};
+use crate::archetype::Archetype;
 use crate::chunk::ColumnSpec;
 use crate::chunk_policy::ChunkPolicy;
 use crate::entity::Entity;
+use crate::ids::ArchetypeId;
 use crate::World;
 
 /// Bytes of one memory page, for the footprint estimate.

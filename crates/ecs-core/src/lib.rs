@@ -59,6 +59,7 @@ mod entity;
 mod entity_ref;
 mod error;
 mod graph;
+mod ids;
 mod layout;
 mod query_cache;
 #[expect(
@@ -87,7 +88,7 @@ mod unwind;
 )]
 mod world;
 
-pub use archetype::{Archetype, ArchetypeId, RowTooLarge};
+pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_component::ChunkValues;
@@ -100,8 +101,9 @@ pub use component::{
 pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
-pub use error::{ComponentError, EntityError, SnapshotError, WorldError};
+pub use error::{ComponentError, EntityError, RowTooLarge, SnapshotError, WorldError};
 pub use graph::Archetypes;
+pub use ids::{ArchetypeId, WorldId};
 pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use query_cache::QueryCache;
 pub use resource::Resources;
@@ -110,7 +112,7 @@ pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use spawn_batch::SpawnBatch;
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
-pub use world::{Tick, World, WorldId};
+pub use world::{Tick, World};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.
 pub use bytemuck;

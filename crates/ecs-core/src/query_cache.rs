@@ -10,7 +10,7 @@
 use std::any::{Any, TypeId};
 
 use crate::component::{RegistryId, TypeIdMap};
-use crate::world::WorldId;
+use crate::ids::WorldId;
 
 /// Type-erased values keyed by their type, owned by one world.
 ///

@@ -7,9 +7,9 @@
 use std::iter::FusedIterator;
 use std::ops::Range;
 
-use crate::archetype::ArchetypeId;
 use crate::bundle::Bundle;
 use crate::entity::{Entity, Location};
+use crate::ids::ArchetypeId;
 use crate::world::World;
 
 impl World {

@@ -11,9 +11,8 @@
 
 use std::any::type_name;
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicU64 as StdAtomicU64;
 
-use crate::archetype::{copy_value, Archetype, ArchetypeId, RowAddr};
+use crate::archetype::{copy_value, Archetype, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
@@ -22,23 +21,13 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
 use crate::graph::{Archetypes, RemoveEdge, REMOVED};
+use crate::ids::{ArchetypeId, WorldId};
 use crate::layout::WorldLayout;
 use crate::query_cache::QueryCache;
 use crate::resource::Resources;
 use crate::row_ticks::RowMarks;
 use crate::snapshot::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
-
-/// Identifies one world, so that cached query state can refuse another world.
-///
-/// ```
-/// # use ecs_core::World;
-/// let world = World::new();
-/// assert_eq!(world.id(), world.id());
-/// assert_ne!(world.id(), World::new().id());
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct WorldId(u64);
 
 /// A world's current change tick, see [`World::change_tick`].
 ///
@@ -138,8 +127,7 @@ impl World {
     }
 
     pub(crate) fn build(sizing: ChunkSizing) -> Self {
-        static NEXT_ID: StdAtomicU64 = StdAtomicU64::new(0);
-        let id = WorldId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let id = WorldId::next();
         let components = Components::default();
         let query_cache = QueryCache::new(id, components.registry_id());
         Self {

@@ -19,7 +19,7 @@ use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds, ChunkValues};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo, Components};
-use crate::enable::{self, ChunkMasks};
+use crate::enable::ChunkMasks;
 use crate::entity::Entity;
 use crate::error::RowTooLarge;
 use crate::ids::ArchetypeId;
@@ -951,7 +951,7 @@ impl Archetype {
         debug_assert!(hole.row <= last);
         if !self.enable_cols.is_empty() {
             let from = self.last_addr();
-            enable::retire_row(&mut self.chunks, (from.chunk, from.r), (hole.chunk, hole.r));
+            crate::chunk::retire_row(&mut self.chunks, (from.chunk, from.r), (hole.chunk, hole.r));
         }
         let moved = if hole.row != last {
             let (from, to) = (self.last_addr(), hole);
@@ -988,7 +988,7 @@ impl Archetype {
         if !self.enable_cols.is_empty() {
             // The detached row ends up past `len`: its bits go, the last row's move.
             let (from, to) = (self.split_row(last), self.split_row(row));
-            enable::retire_row(&mut self.chunks, from, to);
+            crate::chunk::retire_row(&mut self.chunks, from, to);
         }
         let moved = if row != last {
             let (from, to) = (self.addr(last), self.addr(row));
@@ -1485,5 +1485,68 @@ impl fmt::Debug for Archetype {
             .field("len", &self.len)
             .field("chunks", &self.chunks.len())
             .finish()
+    }
+}
+
+// ----- enable bits of rows that move between archetypes, and snapshot support ---------------
+
+/// Copies the enable bit of every enableable column that row `from` of `src` and row `to`
+/// of `dst` share: a row moving to another archetype keeps its bits (`to` was just pushed,
+/// enabled).
+#[inline(always)]
+pub(crate) fn carry_row_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    // Checked here, inlined into every move, so archetypes without enableable types (most)
+    // pay two loads and no call.
+    if dst.enable_ids().is_empty() || src.enable_ids().is_empty() {
+        return;
+    }
+    carry_enable_bits(src, from, dst, to);
+}
+
+/// The body of [`carry_row_bits`] for archetypes that both keep enable bits.
+#[inline(never)]
+fn carry_enable_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    let (sc, sr) = src.split_row(from);
+    let (dc, dr) = dst.split_row(to);
+    let src_chunk = &src.chunks()[sc];
+    for d in 0..dst.enable_ids().len() {
+        if let Ok(s) = src.enable_ids().binary_search(&dst.enable_ids()[d]) {
+            let bit = src_chunk.enable_masks().get(s).get(sr);
+            dst.chunk_mut(dc).enable_masks_mut().get_mut(d).set(dr, bit);
+        }
+    }
+}
+
+/// Snapshot support: appends to `out` the rows of `arch` (numbered from `first_row`, in chunk
+/// order) whose enable slot `slot` is off.
+pub(crate) fn disabled_rows(arch: &Archetype, slot: usize, first_row: usize, out: &mut Vec<u32>) {
+    let mut base = first_row;
+    for chunk in arch.chunks() {
+        let mask = chunk.enable_masks().get(slot);
+        if mask.count() < chunk.len() {
+            out.extend(
+                (0..chunk.len())
+                    .filter(|&r| !mask.get(r))
+                    .map(|r| (base + r) as u32),
+            );
+        }
+        base += chunk.len();
+    }
+}
+
+/// Snapshot support: switches off column `col` (enableable) in the given rows of `arch`.
+///
+/// # Panics
+/// If `col` is not enableable or a row is out of range (a snapshot's rows are checked first).
+pub(crate) fn disable_rows(arch: &mut Archetype, col: usize, rows: &[u32]) {
+    let slot = arch
+        .enable_slot(col)
+        .expect("checked while planning: the column is enableable");
+    for &row in rows {
+        let (_, r) = arch.split_row(row as usize);
+        arch.chunk_of_row(row as usize)
+            .enable_masks_mut()
+            .get_mut(slot)
+            .set(r, false);
     }
 }

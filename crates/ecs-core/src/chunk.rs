@@ -1131,6 +1131,25 @@ impl Drop for Chunk {
     }
 }
 
+// ----- enable bits across chunks ------------------------------------------------------------
+
+/// Moves the enable bits of row `from` to row `to` (both `(chunk, row)` of one archetype's
+/// `chunks`) and clears `from`'s: a swap-remove filling a hole. With `from == to` it just
+/// clears the bits of the row leaving.
+pub(crate) fn retire_row(chunks: &mut [Chunk], from: (usize, usize), to: (usize, usize)) {
+    let slots = chunks[from.0].enable_masks().len();
+    for slot in 0..slots {
+        let bit = chunks[from.0].enable_masks().get(slot).get(from.1);
+        chunks[from.0]
+            .enable_masks_mut()
+            .get_mut(slot)
+            .set(from.1, false);
+        if from != to {
+            chunks[to.0].enable_masks_mut().get_mut(slot).set(to.1, bit);
+        }
+    }
+}
+
 /// The cache line size the prefetch strides assume.
 const CACHE_LINE: usize = 64;
 

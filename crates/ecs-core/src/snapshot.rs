@@ -53,7 +53,6 @@ use std::ptr::NonNull;
 use crate::archetype::{Archetype, EmptiedChunk};
 use crate::chunk::Chunk;
 use crate::component::ComponentId;
-use crate::enable;
 use crate::entity::Entity;
 use crate::error::SnapshotError;
 use crate::signature::Signature;
@@ -65,10 +64,9 @@ mod buf;
 mod format;
 #[deny(unsafe_code)]
 mod hash;
-mod registry;
+pub(crate) mod registry;
 
 use buf::PodBuf;
-pub(crate) use registry::SnapshotRegistry;
 use registry::{ClonedColumn, ColumnKind, ResourceValue};
 
 /// A saved world: see the [module docs](self) for what it holds.
@@ -434,7 +432,7 @@ impl World {
             }
             for (i, &c) in kept.iter().enumerate() {
                 if let Some(slot) = arch.enable_slot(c) {
-                    enable::disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
+                    crate::archetype::disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
                 }
             }
             for (i, &c) in kept.iter().enumerate() {
@@ -640,7 +638,7 @@ impl World {
             unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {
-                    enable::disable_rows(arch, c, &data.disabled[from]);
+                    crate::archetype::disable_rows(arch, c, &data.disabled[from]);
                 }
             }
         }

@@ -9,6 +9,12 @@
 //! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
 //! entity being changed.
 
+mod chunk_component;
+mod enable;
+mod policy;
+mod resources;
+mod snapshot_registry;
+
 use std::any::type_name;
 use std::ptr::NonNull;
 
@@ -26,7 +32,7 @@ use crate::layout::WorldLayout;
 use crate::query_cache::QueryCache;
 use crate::resource::Resources;
 use crate::row_ticks::RowMarks;
-use crate::snapshot::SnapshotRegistry;
+use crate::snapshot::registry::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 
 /// A world's current change tick, see [`World::change_tick`].
@@ -378,7 +384,7 @@ impl World {
                 carried.map(|(c, &d)| (c, d as usize)),
                 tick,
             );
-            crate::enable::carry_row_bits(src, from.row(), dst, to.row());
+            crate::archetype::carry_row_bits(src, from.row(), dst, to.row());
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
             let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were just copied in (initialised, and
@@ -491,7 +497,7 @@ impl World {
             kept.map(|(c, &d)| (c, d as usize)),
             tick,
         );
-        crate::enable::carry_row_bits(src, from.row(), dst, to.row());
+        crate::archetype::carry_row_bits(src, from.row(), dst, to.row());
         // SAFETY: `from` is the entity's row; the columns belong to `src`.
         let cells = unsafe { src.cells(from, bundle_cols) };
         // SAFETY: each cell holds an initialised value of the bundle element's type; the

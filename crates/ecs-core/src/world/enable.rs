@@ -1,0 +1,252 @@
+//! Enable bits: the `World` methods that register enableable types and flip an entity's bit
+//! (one at a time or many at once). The bit storage and its invariants are `crate::enable`'s.
+
+use std::any::type_name;
+
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::error::ComponentError;
+use crate::world::World;
+
+impl World {
+    /// Makes `T` enableable: each row holding a `T` gets a bit that [`World::set_enabled`]
+    /// flips without moving the row, and queries treat a disabled `T` as absent.
+    ///
+    /// Call it before `T` is first used (spawned, inserted, queried or registered); calling
+    /// it again is a no-op. Cost: one bit per row per chunk and a few atomic operations per
+    /// toggle; nothing at all for types never registered this way.
+    ///
+    /// # Panics
+    /// If `T` was already registered as a plain component.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// let id = world.register_enableable::<Stunned>();
+    /// assert!(world.components().info(id).is_enableable());
+    /// assert_eq!(world.register_enableable::<Stunned>(), id);
+    /// ```
+    pub fn register_enableable<T: Component>(&mut self) -> ComponentId {
+        if let Some(id) = self.component_id::<T>() {
+            assert!(
+                self.components().info(id).is_enableable(),
+                "`{}` is already registered as a plain component: register it as enableable \
+                 before its first use",
+                type_name::<T>()
+            );
+            return id;
+        }
+        let (_, components, _) = self.parts_mut();
+        let id = components.register::<T>();
+        components.set_enableable(id);
+        id
+    }
+
+    /// Enables or disables `entity`'s `T` without moving its row; returns whether it was
+    /// enabled before. Changing the state marks `T` changed (as a write would). O(1).
+    ///
+    /// # Errors
+    /// [`ComponentError::NoSuchEntity`] for a stale handle,
+    /// [`ComponentError::MissingComponent`] if the entity has no `T`, and
+    /// [`ComponentError::NotEnableable`] if `T` was not registered with
+    /// [`World::register_enableable`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned,));
+    /// assert_eq!(world.set_enabled::<Stunned>(e, false), Ok(true));
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(false));
+    /// assert!(world.has::<Stunned>(e)); // still there, just off
+    /// ```
+    pub fn set_enabled<T: Component>(
+        &mut self,
+        entity: Entity,
+        enabled: bool,
+    ) -> Result<bool, ComponentError> {
+        self.flush();
+        let tick = self.change_tick();
+        let id = self.component_id::<T>();
+        let (loc, at, col, slot) = self.enable_slot_cached::<T>(id, entity, &mut None)?;
+        Ok(self.set_bit(loc.archetype, at, col, slot, enabled, tick))
+    }
+
+    /// Enables or disables `T` of every entity in `entities` without moving rows; returns how
+    /// many changed state. Changing a row's state marks `T` changed there, as
+    /// [`World::set_enabled`] does. Faster than a loop of `set_enabled`: `T` is looked up once
+    /// and each archetype's column and enable slot once per run of entities in it.
+    ///
+    /// All entities are checked before any bit is touched: on an error nothing changed.
+    /// An entity listed twice is set twice (the second time it does not count as changed).
+    ///
+    /// # Errors
+    /// As [`World::set_enabled`], for the first entity in `entities` that fails; the error
+    /// names it.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, World};
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let es: Vec<_> = (0..4).map(|_| world.spawn((Stunned,))).collect();
+    /// world.set_enabled::<Stunned>(es[0], false).unwrap();
+    /// assert_eq!(world.set_enabled_many::<Stunned>(&es, false), Ok(3));
+    /// assert!(es.iter().all(|&e| world.is_enabled::<Stunned>(e) == Ok(false)));
+    /// // A bad entity anywhere in the list: nothing changes, and the error names it.
+    /// let plain = world.spawn((1u8,));
+    /// let err = world.set_enabled_many::<Stunned>(&[es[0], plain], true);
+    /// assert!(matches!(err, Err(ComponentError::MissingComponent { entity, .. }) if entity == plain));
+    /// assert_eq!(world.is_enabled::<Stunned>(es[0]), Ok(false));
+    /// ```
+    pub fn set_enabled_many<T: Component>(
+        &mut self,
+        entities: &[Entity],
+        enabled: bool,
+    ) -> Result<usize, ComponentError> {
+        self.flush();
+        let tick = self.change_tick();
+        let id = self.component_id::<T>();
+        // Every entity is checked, and its row found (once), before any bit changes; `T`'s
+        // column is checked once per run of entities in one archetype.
+        let mut rows = Vec::with_capacity(entities.len());
+        let mut checked = None;
+        for &entity in entities {
+            let (loc, at) = self
+                .locate_row(entity)
+                .ok_or(ComponentError::NoSuchEntity(entity))?;
+            if checked != Some(loc.archetype) {
+                self.enable_slot_cached::<T>(id, entity, &mut None)?;
+                checked = Some(loc.archetype);
+            }
+            rows.push((
+                loc.archetype.index() as u32,
+                at.chunk() as u32,
+                at.r() as u32,
+            ));
+        }
+        let Some(id) = id else {
+            return Ok(0); // no entity listed (any listed one would have failed above)
+        };
+        let (_, _, archetypes) = self.parts_mut();
+        let archetypes = archetypes.as_mut_slice();
+        let mut changed = 0;
+        let mut flipped = Vec::new();
+        // Runs of rows in one chunk: bits flipped through one mask, the chunk's column tick
+        // stamped once per run.
+        for run in rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let (a, c, _) = run[0];
+            let arch = &mut archetypes[a as usize];
+            let col = arch.column(id).expect("checked above");
+            let slot = arch.enable_slot(col).expect("checked above");
+            let mask = &mut arch.chunk_mut(c as usize).enable_masks_mut().get_mut(slot);
+            flipped.clear();
+            mask.set_rows(run.iter().map(|&(_, _, r)| r), enabled, &mut flipped);
+            if !flipped.is_empty() {
+                // Enabling or disabling is a change of `T`: of these rows only.
+                arch.stamp_rows_changed(c as usize, col, &flipped, tick);
+                changed += flipped.len();
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Sets the enable bit of the row at `at` (of archetype `arch`) in `slot`, stamping
+    /// column `col` changed there if the bit flips; returns the previous bit.
+    #[inline]
+    fn set_bit(
+        &mut self,
+        arch: crate::ArchetypeId,
+        at: crate::archetype::RowAddr,
+        col: usize,
+        slot: usize,
+        enabled: bool,
+        tick: u64,
+    ) -> bool {
+        let (_, _, archetypes) = self.parts_mut();
+        let arch = &mut archetypes.as_mut_slice()[arch.index()];
+        let mask = &mut arch.chunk_mut(at.chunk()).enable_masks_mut().get_mut(slot);
+        let was = mask.get(at.r());
+        if was != enabled {
+            mask.set(at.r(), enabled);
+            // Enabling or disabling is a change of `T`: of this row only.
+            arch.stamp_row(at, &[col as u32], false, tick);
+        }
+        was
+    }
+
+    /// The entity's location and row address, `T`'s column in its archetype and `T`'s enable
+    /// slot there, with `T`'s id `id` looked up once by the caller and the last archetype's
+    /// column and slot remembered in `cache`. One division per call (the row address).
+    #[inline]
+    fn enable_slot_cached<T: Component>(
+        &self,
+        id: Option<ComponentId>,
+        entity: Entity,
+        cache: &mut Option<(crate::ArchetypeId, usize, usize)>,
+    ) -> Result<(crate::Location, crate::archetype::RowAddr, usize, usize), ComponentError> {
+        let (loc, at) = self
+            .locate_row(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        if let Some((arch, col, slot)) = *cache {
+            if arch == loc.archetype {
+                return Ok((loc, at, col, slot));
+            }
+        }
+        let component = type_name::<T>();
+        let missing = ComponentError::MissingComponent { entity, component };
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let col = arch.column(id.ok_or(missing)?).ok_or(missing)?;
+        // Only enableable columns have a slot (Archetype invariant 7).
+        let slot = arch
+            .enable_slot(col)
+            .ok_or(ComponentError::NotEnableable { component })?;
+        *cache = Some((loc.archetype, col, slot));
+        Ok((loc, at, col, slot))
+    }
+
+    /// Whether `entity`'s `T` is enabled. O(1).
+    ///
+    /// # Errors
+    /// As [`World::set_enabled`].
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, World};
+    /// struct Stunned;
+    /// let mut world = World::new();
+    /// world.register_enableable::<Stunned>();
+    /// let e = world.spawn((Stunned,));
+    /// assert_eq!(world.is_enabled::<Stunned>(e), Ok(true));
+    /// let plain = world.spawn((1u32,));
+    /// assert!(matches!(world.is_enabled::<u32>(plain), Err(ComponentError::NotEnableable { .. })));
+    /// ```
+    pub fn is_enabled<T: Component>(&self, entity: Entity) -> Result<bool, ComponentError> {
+        let (loc, _, slot) = self.enable_slot_of::<T>(entity)?;
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let (c, r) = arch.split_row(loc.row as usize);
+        Ok(arch.chunks()[c].enable_masks().get(slot).get(r))
+    }
+
+    /// The entity's location, `T`'s column in its archetype and `T`'s enable slot there.
+    #[inline]
+    fn enable_slot_of<T: Component>(
+        &self,
+        entity: Entity,
+    ) -> Result<(crate::Location, usize, usize), ComponentError> {
+        let loc = self
+            .location(entity)
+            .ok_or(ComponentError::NoSuchEntity(entity))?;
+        let component = type_name::<T>();
+        let missing = ComponentError::MissingComponent { entity, component };
+        let id = self.component_id::<T>().ok_or(missing)?;
+        let arch = &self.archetypes()[loc.archetype.index()];
+        let col = arch.column(id).ok_or(missing)?;
+        // Only enableable columns have a slot (Archetype invariant 7).
+        let slot = arch
+            .enable_slot(col)
+            .ok_or(ComponentError::NotEnableable { component })?;
+        Ok((loc, col, slot))
+    }
+}

@@ -1,0 +1,115 @@
+//! Chunk policies: the `World` methods that build a world, or size an archetype, by a
+//! `ChunkPolicy` / `ColumnOrder`. The policy types and their checks are `crate::chunk_policy`'s.
+
+use crate::bundle::{bundle_ids, Bundle};
+use crate::chunk_policy::{check_size, ChunkPolicy, ChunkSizing, ColumnOrder};
+use crate::error::WorldError;
+use crate::signature::Signature;
+use crate::world::World;
+
+impl World {
+    /// An empty world whose archetypes size their chunks by `policy`.
+    ///
+    /// # Errors
+    /// As [`ChunkPolicy::validate`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World, WorldError};
+    /// assert!(World::with_chunk_policy(ChunkPolicy::MinRows(64)).is_ok());
+    /// assert_eq!(
+    ///     World::with_chunk_policy(ChunkPolicy::Fixed(3000)).unwrap_err(),
+    ///     WorldError::InvalidChunkSize(3000)
+    /// );
+    /// ```
+    pub fn with_chunk_policy(policy: ChunkPolicy) -> Result<Self, WorldError> {
+        Ok(Self::build(ChunkSizing {
+            policy: policy.validate()?,
+            ..ChunkSizing::default()
+        }))
+    }
+
+    /// Sizes the chunks of archetypes created from now on by `policy`; existing archetypes
+    /// keep theirs. Sizes set with [`World::set_chunk_size_for`] still win.
+    ///
+    /// # Errors
+    /// As [`ChunkPolicy::validate`]; the policy is then unchanged.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World};
+    /// let mut world = World::new();
+    /// world.set_chunk_policy(ChunkPolicy::Fixed(4096)).unwrap();
+    /// let e = world.spawn((1u32,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().chunk_size(), 4096);
+    /// assert_eq!(world.chunk_policy(), ChunkPolicy::Fixed(4096));
+    /// ```
+    pub fn set_chunk_policy(&mut self, policy: ChunkPolicy) -> Result<(), WorldError> {
+        self.parts_mut().2.sizing.policy = policy.validate()?;
+        Ok(())
+    }
+
+    /// The chunk size policy for new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World};
+    /// assert_eq!(World::new().chunk_policy(), ChunkPolicy::Fixed(16 * 1024));
+    /// ```
+    pub fn chunk_policy(&self) -> ChunkPolicy {
+        self.graph().sizing.policy
+    }
+
+    /// Gives the archetype of exactly `B`'s components chunks of `bytes` bytes, whatever the
+    /// policy. Registers `B`'s components.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidChunkSize`] unless `bytes` is a power of two from 4 KiB to 1 MiB;
+    /// [`WorldError::ArchetypeExists`] if that archetype was already created.
+    ///
+    /// ```
+    /// # use ecs_core::{World, WorldError};
+    /// let mut world = World::new();
+    /// world.set_chunk_size_for::<(u32, char)>(64 * 1024).unwrap();
+    /// let e = world.spawn((1u32, 'a'));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().chunk_size(), 64 * 1024);
+    /// let err = world.set_chunk_size_for::<(char, u32)>(4096).unwrap_err();
+    /// assert!(matches!(err, WorldError::ArchetypeExists(_)));
+    /// ```
+    pub fn set_chunk_size_for<B: Bundle>(&mut self, bytes: usize) -> Result<(), WorldError> {
+        check_size(bytes)?;
+        let (_, components, archetypes) = self.parts_mut();
+        let signature: Signature = bundle_ids::<B>(components).into_iter().collect();
+        if let Some(id) = archetypes.find(&signature) {
+            return Err(WorldError::ArchetypeExists(id));
+        }
+        archetypes.sizing.set_override(signature, bytes);
+        Ok(())
+    }
+
+    /// Places the columns of archetypes created from now on in `order`; existing archetypes
+    /// keep their layout. [`World::layout`] names the order each archetype got.
+    ///
+    /// ```
+    /// # use ecs_core::{ColumnOrder, World};
+    /// let mut world = World::new();
+    /// let big = world.register_component::<u64>();
+    /// world.set_column_order(ColumnOrder::First(vec![big]));
+    /// let e = world.spawn((1u8, 2u64));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let col = arch.column(big).unwrap();
+    /// assert_eq!(arch.layout().placement()[0], col);
+    /// ```
+    pub fn set_column_order(&mut self, order: ColumnOrder) {
+        self.parts_mut().2.sizing.order = order;
+    }
+
+    /// The column order for new archetypes.
+    ///
+    /// ```
+    /// # use ecs_core::{ColumnOrder, World};
+    /// assert_eq!(World::new().column_order(), &ColumnOrder::Registration);
+    /// ```
+    pub fn column_order(&self) -> &ColumnOrder {
+        &self.graph().sizing.order
+    }
+}

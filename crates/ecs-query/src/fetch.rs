@@ -18,7 +18,7 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
-use crate::enabled::{slot_and, slot_has, slot_rows, Rows, NO_SLOT};
+use crate::rows::{slot_and, slot_has, slot_rows, Rows, NO_SLOT};
 
 /// Whether a query only reads ([`ReadKind`]) or may write ([`WriteKind`]): a type-level flag
 /// that lets a read-only `Query` system parameter take `&self` in `get`, `iter` and `for_each`

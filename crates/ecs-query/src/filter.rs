@@ -18,8 +18,8 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict};
-use crate::enabled::{slot_and, slot_has, slot_of, slot_rows, Rows};
 use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery};
+use crate::rows::{slot_and, slot_has, slot_of, slot_rows, Rows};
 
 /// Matches entities that have a `T`, without fetching it.
 ///

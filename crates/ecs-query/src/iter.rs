@@ -8,10 +8,10 @@ use std::marker::PhantomData;
 use ecs_core::{Archetype, ChangeWindow, Chunk, Component, ComponentId, Entity, Tick, World};
 
 use crate::access::Access;
-use crate::enabled::{RowMask, Rows};
 use crate::error::QueryError;
 use crate::fetch::{ExactQuery, WorldQuery};
 use crate::filter::QueryFilter;
+use crate::rows::{RowMask, Rows};
 use crate::state::QueryState;
 
 /// The state an iterator walks: borrowed from a reusable [`QueryState`], or owned when the

@@ -77,6 +77,7 @@ mod iter;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
 mod pod;
+mod rows; // safe: row masks and enable-slot reads
 #[expect(unsafe_code, reason = "runs read-only queries through a shared world")]
 mod shared;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
@@ -91,7 +92,7 @@ pub use access::{Access, AccessConflict, FilteredAccess};
 pub use added::Added;
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
 pub use enabled::{
-    Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch, Rows,
+    Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch,
 };
 pub use error::QueryError;
 pub use fetch::{
@@ -102,6 +103,7 @@ pub use filter::{Changed, Or, QueryFilter, With, Without};
 pub use iter::{ChunkView, QueryIter};
 pub use par::Parallelism;
 pub use pod::PodColumns;
+pub use rows::Rows;
 pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use world_ext::{QueryBorrow, QueryExt};

@@ -23,10 +23,10 @@ use ecs_core::{Archetype, Chunk, World};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::enabled::{RowMask, Rows};
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
 use crate::iter::ChunkView;
+use crate::rows::{RowMask, Rows};
 use crate::state::{QueryState, RunTicks};
 
 /// Where the `par_*` query methods called on this thread run their tasks.

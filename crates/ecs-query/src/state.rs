@@ -18,11 +18,11 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
-use crate::enabled::{RowMask, Rows};
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::{ChunkView, QueryIter};
+use crate::rows::{RowMask, Rows};
 
 /// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
 /// as streaming from memory and prefetches each next chunk piece by piece. Below it the

@@ -1423,7 +1423,7 @@ pub(crate) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
 /// Adds `written` rows to the last chunk and to the archetype when dropped, also while
 /// unwinding, so a panicking bundle iterator leaves every written row counted; and stamps the
 /// chunk's columns and structure with `tick`, so change filters see the new rows also when
-/// they went into a chunk that already held rows (issue #13, defect 1).
+/// they went into a chunk that already held rows.
 struct CommitRows<'a> {
     arch: &'a mut Archetype,
     written: usize,

@@ -115,8 +115,8 @@ pub struct EnabledRO<T>(PhantomData<fn() -> T>);
 ///
 /// Not `Send`: a toggle is a plain load and store of the row's 64-row mask word, which is
 /// right only while every handle of that word stays on one thread (a parallel loop gives each
-/// word to one task). Handles moved to two threads lost each other's writes (issue 26, item
-/// 3); now that does not compile:
+/// word to one task). Handles on two threads would lose each other's writes, so moving one
+/// to another thread does not compile:
 ///
 /// ```compile_fail,E0277
 /// # use ecs_core::World;

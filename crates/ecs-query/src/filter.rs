@@ -172,7 +172,7 @@ pub(crate) fn tick_column<T>(arch: &Archetype, id: ComponentId, filter: &str) ->
 // read of an enableable `T` so that schedules order it against togglers of `T`.
 unsafe impl<T: Component> WorldQuery for With<T> {
     unit_fetch!(|access, id, c| {
-        // Plain types keep declaring nothing, as before enable bits existed.
+        // A plain type's `With` reads nothing at run time, so it declares nothing.
         if c.info(*id).is_enableable() {
             access.add_filter_read(*id);
         }

@@ -155,11 +155,11 @@ pub mod prelude {
         ParamSet, Query, Res, ResMut, Schedule, ScheduleError, Timings,
     };
 
-    // Snapshots, rollback and pod column views (issue 17).
+    // Snapshots, rollback and pod column views.
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
 
-    // Enableable components, chunk components and compaction (issue 18).
+    // Enableable components, chunk components and compaction.
     pub use ecs_core::CompactReport;
     pub use ecs_query::{
         ChunkMut, ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled,

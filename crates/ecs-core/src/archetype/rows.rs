@@ -1,0 +1,436 @@
+//! Row operations of an archetype: appending rows, filling the hole a removed row leaves, and
+//! the addresses and cell pointers those moves work with.
+
+use std::ptr::NonNull;
+
+use smallvec::SmallVec;
+
+use super::{Archetype, MAX_BUNDLE};
+use crate::bundle::Bundle;
+use crate::chunk::Chunk;
+use crate::enable::ChunkMasks;
+use crate::entity::Entity;
+use crate::row_ticks::RowMarks;
+
+impl Archetype {
+    /// Appends a row for `entity` and returns its address (`.row()` is its index). The component
+    /// cells of the new row are uninitialised: the caller must write every column before the
+    /// row is read or removed.
+    #[inline]
+    pub(crate) fn push_row(&mut self, entity: Entity, tick: u64) -> RowAddr {
+        let row = self.len;
+        let masked = !self.enable_cols.is_empty();
+        let chunk = self.chunk_with_room(tick);
+        let r = chunk.len();
+        // SAFETY: `chunk_with_room` returned a chunk with `len < capacity`, so row `r` of the
+        // entity column is inside the allocation.
+        unsafe { chunk.entity_ptr().add(r).write(entity) };
+        chunk.set_len(r + 1);
+        if masked {
+            // A new row starts enabled; a moving row's bits are then copied by `carry_bits`.
+            chunk.enable_masks_mut().enable_rows(r, r + 1);
+        }
+        chunk.mark_structural(tick);
+        let data = chunk.data();
+        self.len += 1;
+        RowAddr {
+            row,
+            // `chunk_with_room` returns the last chunk: no division needed.
+            chunk: self.chunks.len() - 1,
+            data,
+            r,
+        }
+    }
+
+    /// The last chunk if it has room, else a new (or the spare) chunk pushed at the end.
+    #[inline]
+    pub(crate) fn chunk_with_room(&mut self, tick: u64) -> &mut Chunk {
+        let cap = self.layout.capacity();
+        if self.chunks.last().is_none_or(|c| c.len() == cap) {
+            self.push_chunk(tick);
+        }
+        self.chunks.last_mut().expect("a chunk was just ensured")
+    }
+
+    /// Appends the spare chunk, or a new one; once per `capacity` rows, so kept out of line.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn push_chunk(&mut self, tick: u64) {
+        // Invariant 8: the user code first, while nothing has changed.
+        self.prepare_chunks(1);
+        let chunk = match self.spare.take() {
+            Some(mut spare) => {
+                spare.mark_structural(tick);
+                spare.reset_marks(tick);
+                for col in 0..self.columns.len() {
+                    spare.mark_changed(col, tick);
+                }
+                spare
+            }
+            None => Chunk::new(&self.layout, tick, &self.pool, &self.marks),
+        };
+        let mut chunk = chunk;
+        if chunk.enable_masks().len() != self.enable_cols.len() {
+            *chunk.enable_masks_mut() =
+                ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
+        }
+        if !self.chunk_kinds.is_empty() {
+            // A reused spare was made fresh above; a new chunk takes values made ahead.
+            if !chunk.chunk_values().is_fresh() {
+                *chunk.chunk_values_mut() = self.ready.pop().expect("prepared above");
+            }
+            chunk.chunk_values_mut().mark_used();
+        }
+        self.chunks.push(chunk);
+    }
+
+    /// Appends rows a chunk at a time: for each new archetype row, `next` returns the row's
+    /// entity and bundle (or `None` to stop), and the bundle is written with typed stores into
+    /// column pointers computed once per chunk.
+    ///
+    /// If `next` panics, the rows written so far stay (lengths are committed by a guard).
+    ///
+    /// # Safety
+    /// `cols[i]` is the column of bundle element `i`'s type in this archetype, and `cols`
+    /// covers every column exactly once.
+    pub(crate) unsafe fn extend_rows<B: Bundle>(
+        &mut self,
+        tick: u64,
+        cols: &[u32],
+        mut next: impl FnMut(usize) -> Option<(Entity, B)>,
+    ) {
+        debug_assert_eq!(cols.len(), self.columns.len());
+        let cap = self.layout.capacity();
+        loop {
+            let start = self.chunk_with_room(tick).len();
+            let chunk = self.chunks.last().expect("just ensured");
+            let bases: SmallVec<[NonNull<u8>; 12]> = cols
+                .iter()
+                .map(|&c| self.column_base(chunk, c as usize))
+                .collect();
+            let ids = chunk.entity_ptr();
+            let mut commit = CommitRows {
+                arch: self,
+                written: 0,
+                tick,
+            };
+            for r in start..cap {
+                let Some((entity, bundle)) = next(commit.arch.len + commit.written) else {
+                    return;
+                };
+                // SAFETY: `r < cap` keeps both stores inside the last chunk's columns, whose
+                // rows `start..` are uninitialised; `cols` maps element `i` to its column
+                // (caller contract). The guard then counts the row as initialised.
+                unsafe {
+                    ids.add(r).write(entity);
+                    bundle.write_row(&bases, r);
+                }
+                commit.written += 1;
+            }
+        }
+    }
+
+    /// Fills the hole at `hole` (an [`Archetype::addr`] of this archetype), whose values the
+    /// caller has already moved out, with the last row. Returns the entity that moved into the
+    /// hole, if any.
+    ///
+    /// # Safety
+    /// `hole` is the address of a row below `self.len`, and every component value of that row
+    /// has been moved out or dropped.
+    #[inline(always)]
+    pub(crate) unsafe fn fill_hole(&mut self, hole: RowAddr, tick: u64) -> Option<Entity> {
+        let last = self.len - 1;
+        debug_assert!(hole.row <= last);
+        if !self.enable_cols.is_empty() {
+            let from = self.last_addr();
+            crate::chunk::retire_row(&mut self.chunks, (from.chunk, from.r), (hole.chunk, hole.r));
+        }
+        let moved = if hole.row != last {
+            let (from, to) = (self.last_addr(), hole);
+            for col in 0..self.columns.len() {
+                // SAFETY: both rows are below `len` (caller contract); they differ, so the cells
+                // do not overlap; the last row is initialised and about to be forgotten.
+                unsafe {
+                    let src = self.cell_at(from, col);
+                    let dst = self.cell_at(to, col);
+                    copy_value(src.as_ptr(), dst.as_ptr(), self.column_size(col));
+                }
+            }
+            self.move_marks(from, to, tick);
+            Some(self.move_entity_id(from, to, tick))
+        } else {
+            None
+        };
+        self.pop_last_row();
+        moved
+    }
+
+    /// Swaps `row` with the last row and detaches it: afterwards `len` is one smaller, the
+    /// entity that moved into `row` is returned, and the removed values sit just past the end,
+    /// still initialised, until [`Archetype::drop_detached`] drops them.
+    ///
+    /// Splitting removal in two lets the world fix entity locations *before* user `Drop` code
+    /// runs, so a panicking `Drop` leaves a consistent world.
+    ///
+    /// # Safety
+    /// `row < self.len`. The next call on this archetype must be `drop_detached`.
+    pub(crate) unsafe fn detach_row(&mut self, row: usize, tick: u64) -> Option<Entity> {
+        debug_assert!(row < self.len);
+        let last = self.len - 1;
+        if !self.enable_cols.is_empty() {
+            // The detached row ends up past `len`: its bits go, the last row's move.
+            let (from, to) = (self.split_row(last), self.split_row(row));
+            crate::chunk::retire_row(&mut self.chunks, from, to);
+        }
+        let moved = if row != last {
+            let (from, to) = (self.addr(last), self.addr(row));
+            for col in 0..self.columns.len() {
+                // SAFETY: both rows are initialised, below `len`, and distinct.
+                unsafe {
+                    let a = self.cell_at(from, col);
+                    let b = self.cell_at(to, col);
+                    std::ptr::swap_nonoverlapping(a.as_ptr(), b.as_ptr(), self.columns[col].size);
+                }
+            }
+            self.move_marks(from, to, tick);
+            Some(self.move_entity_id(from, to, tick))
+        } else {
+            None
+        };
+        self.len -= 1;
+        let (chunk, r) = self.split_row(last);
+        self.chunks[chunk].set_len(r);
+        moved
+    }
+
+    /// Drops the values left by [`Archetype::detach_row`] and releases an emptied last chunk.
+    ///
+    /// If a `Drop` panics, the remaining values of that row leak; the archetype stays
+    /// consistent either way.
+    ///
+    /// # Safety
+    /// Called once, right after `detach_row`.
+    pub(crate) unsafe fn drop_detached(&mut self) {
+        let row = self.len;
+        let guard = ReleaseEmptyTail(self);
+        for col in 0..guard.0.columns.len() {
+            if let Some(drop) = guard.0.columns[col].drop {
+                // SAFETY: `detach_row` left row `len` initialised (caller contract), in the
+                // still-allocated last chunk; each value is dropped once.
+                unsafe { drop(guard.0.cell(row, col).as_ptr()) }
+            }
+        }
+    }
+
+    /// Copies the entity id of row `from` to row `to`, returning it.
+    fn move_entity_id(&mut self, from: RowAddr, to: RowAddr, tick: u64) -> Entity {
+        // SAFETY: both addresses come from `addr` / `last_addr` of rows below `len` with no chunk
+        // released since, so each points into an initialised row of its chunk's entity column
+        // (at offset 0), and `to` is writable through `&mut self`.
+        let entity = unsafe {
+            let entity = from.data.cast::<Entity>().add(from.r).read();
+            to.data.cast::<Entity>().add(to.r).write(entity);
+            entity
+        };
+        self.chunks[to.chunk].mark_structural(tick);
+        entity
+    }
+
+    /// Forgets the last row (its values were moved elsewhere) and releases an emptied chunk.
+    #[inline]
+    fn pop_last_row(&mut self) {
+        self.len -= 1;
+        let chunk = self.chunks.last_mut().expect("a row implies a chunk");
+        chunk.set_len(chunk.len() - 1);
+        if chunk.is_empty() {
+            self.release_empty_tail();
+        }
+    }
+
+    /// Restores invariant 3 when the last chunk became empty.
+    #[cold]
+    fn release_empty_tail(&mut self) {
+        if self.chunks.last().is_some_and(Chunk::is_empty) {
+            let chunk = self.chunks.pop();
+            if self.spare.is_none() {
+                self.spare = chunk;
+            }
+        }
+    }
+
+    /// Drops every row. If a `Drop` panics, the remaining values leak and the archetype is left
+    /// empty and consistent.
+    pub(crate) fn clear(&mut self) {
+        let chunks = std::mem::take(&mut self.chunks);
+        self.len = 0;
+        if self.columns.iter().all(|c| c.drop.is_none()) {
+            // Nothing to drop; keep one chunk as the spare, emptied: `chunk_with_room` appends
+            // to a spare at its `len`, so stale rows left in it would come back to life.
+            let first = chunks.into_iter().next().map(|mut c| {
+                c.set_len(0);
+                c.enable_masks_mut().clear();
+                c
+            });
+            self.spare = self.spare.take().or(first);
+            return;
+        }
+        for chunk in &chunks {
+            for (col, meta) in self.columns.iter().enumerate() {
+                let Some(drop) = meta.drop else { continue };
+                let base = self.column_base(chunk, col);
+                for r in 0..chunk.len() {
+                    // SAFETY: rows `0..len` of the chunk are initialised (`Chunk` invariant
+                    // 2); the chunk was detached above, so each value is dropped exactly once
+                    // even if a later `drop` unwinds (the rest then leak).
+                    unsafe { drop(base.as_ptr().add(r * meta.size)) }
+                }
+            }
+        }
+    }
+}
+
+/// The cell pointers [`Archetype::cells`] returns; derefs to a slice.
+pub(crate) struct RowCells {
+    pub(super) ptrs: [NonNull<u8>; MAX_BUNDLE],
+    pub(super) len: usize,
+}
+
+impl std::ops::Deref for RowCells {
+    type Target = [NonNull<u8>];
+
+    #[inline(always)]
+    fn deref(&self) -> &[NonNull<u8>] {
+        &self.ptrs[..self.len]
+    }
+}
+
+/// Where an archetype row lives: its row index, its chunk's index and base address, and its row
+/// within that chunk; see [`Archetype::addr`].
+#[derive(Clone, Copy)]
+pub(crate) struct RowAddr {
+    pub(super) row: usize,
+    pub(super) chunk: usize,
+    pub(super) data: NonNull<u8>,
+    pub(super) r: usize,
+}
+
+impl RowAddr {
+    /// The archetype row this addresses.
+    #[inline]
+    pub(crate) fn row(self) -> usize {
+        self.row
+    }
+
+    /// The index of the row's chunk in its archetype.
+    #[inline]
+    pub(crate) fn chunk(self) -> usize {
+        self.chunk
+    }
+
+    /// The row within its chunk.
+    #[inline]
+    pub(crate) fn r(self) -> usize {
+        self.r
+    }
+}
+
+/// Copies one `size`-byte value. Common component sizes get a fixed-size copy, which compiles to
+/// a few moves instead of a `memcpy` call: row moves copy one value per column.
+///
+/// # Safety
+/// `src` is valid for reads and `dst` for writes of `size` bytes, and they do not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    use std::ptr::copy_nonoverlapping as copy;
+    // SAFETY: every arm copies exactly `size` bytes (caller contract).
+    unsafe {
+        match size {
+            0 => {}
+            4 => copy(src, dst, 4),
+            8 => copy(src, dst, 8),
+            12 => copy(src, dst, 12),
+            16 => copy(src, dst, 16),
+            24 => copy(src, dst, 24),
+            32 => copy(src, dst, 32),
+            64 => copy(src, dst, 64),
+            _ => copy(src, dst, size),
+        }
+    }
+}
+
+/// Adds `written` rows to the last chunk and to the archetype when dropped, also while
+/// unwinding, so a panicking bundle iterator leaves every written row counted; and stamps the
+/// chunk's columns and structure with `tick`, so change filters see the new rows also when
+/// they went into a chunk that already held rows.
+struct CommitRows<'a> {
+    arch: &'a mut Archetype,
+    written: usize,
+    tick: u64,
+}
+
+impl Drop for CommitRows<'_> {
+    fn drop(&mut self) {
+        let chunk = self
+            .arch
+            .chunks
+            .last_mut()
+            .expect("rows are written into a chunk");
+        let start = chunk.len();
+        chunk.set_len(start + self.written);
+        chunk
+            .enable_masks_mut()
+            .enable_rows(start, start + self.written);
+        if self.written > 0 {
+            let tick = self.tick;
+            chunk.mark_structural(tick);
+            for col in 0..self.arch.columns.len() {
+                chunk.mark_changed(col, tick);
+                if self.arch.marks[col] != RowMarks::NONE {
+                    for r in start..start + self.written {
+                        chunk.set_row_marks(col, r, (tick as u32, tick as u32), tick);
+                    }
+                }
+            }
+        }
+        self.arch.len += self.written;
+        self.arch.release_empty_tail();
+    }
+}
+
+/// Releases an emptied trailing chunk when dropped, also while unwinding.
+struct ReleaseEmptyTail<'a>(&'a mut Archetype);
+
+impl Drop for ReleaseEmptyTail<'_> {
+    fn drop(&mut self) {
+        self.0.release_empty_tail();
+    }
+}
+
+// ----- enable bits of rows that move between archetypes, and snapshot support ---------------
+
+/// Copies the enable bit of every enableable column that row `from` of `src` and row `to`
+/// of `dst` share: a row moving to another archetype keeps its bits (`to` was just pushed,
+/// enabled).
+#[inline(always)]
+pub(crate) fn carry_row_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    // Checked here, inlined into every move, so archetypes without enableable types (most)
+    // pay two loads and no call.
+    if dst.enable_ids().is_empty() || src.enable_ids().is_empty() {
+        return;
+    }
+    carry_enable_bits(src, from, dst, to);
+}
+
+/// The body of [`carry_row_bits`] for archetypes that both keep enable bits.
+#[inline(never)]
+fn carry_enable_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usize) {
+    let (sc, sr) = src.split_row(from);
+    let (dc, dr) = dst.split_row(to);
+    let src_chunk = &src.chunks()[sc];
+    for d in 0..dst.enable_ids().len() {
+        if let Ok(s) = src.enable_ids().binary_search(&dst.enable_ids()[d]) {
+            let bit = src_chunk.enable_masks().get(s).get(sr);
+            dst.chunk_mut(dc).enable_masks_mut().get_mut(d).set(dr, bit);
+        }
+    }
+}

@@ -31,7 +31,7 @@
 //! Cost: O(archetypes + chunks + blocks) plus one chunk-sized copy per moved chunk.
 
 use crate::archetype::Archetype;
-use crate::graph::Archetypes;
+use crate::archetype::Archetypes;
 use crate::world::World;
 
 /// What [`World::compact`] did.

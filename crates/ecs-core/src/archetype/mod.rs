@@ -11,10 +11,13 @@ mod check;
 mod chunk_values;
 mod restore;
 mod rows;
+mod store;
 mod ticks;
 
 pub(crate) use restore::{disable_rows, disabled_rows, EmptiedChunk};
 pub(crate) use rows::{carry_row_bits, copy_value, RowAddr, RowCells};
+pub use store::Archetypes;
+pub(crate) use store::{RemoveEdge, REMOVED};
 
 use std::fmt;
 use std::ptr::NonNull;

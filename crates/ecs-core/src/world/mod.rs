@@ -19,6 +19,7 @@ use std::any::type_name;
 use std::ptr::NonNull;
 
 use crate::archetype::{copy_value, Archetype, RowAddr};
+use crate::archetype::{Archetypes, RemoveEdge, REMOVED};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
@@ -26,7 +27,6 @@ use crate::chunk_pool::ChunkPool;
 use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
-use crate::graph::{Archetypes, RemoveEdge, REMOVED};
 use crate::ids::{ArchetypeId, WorldId};
 use crate::layout::WorldLayout;
 use crate::query_cache::QueryCache;

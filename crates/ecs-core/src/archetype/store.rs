@@ -9,7 +9,7 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::archetype::Archetype;
+use super::Archetype;
 use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds};
 use crate::chunk_policy::ChunkSizing;

@@ -581,6 +581,54 @@ fn a_panicking_chunk_value_drop_on_spare_reuse_keeps_every_slot_at_its_row() {
     assert_eq!(made, dropped, "drop ledger");
 }
 
+/// A row move that empties the source's last chunk while a spare already exists frees that
+/// chunk, dropping its chunk values: user code, which must run only once the entity table knows
+/// where the moved row and the row that filled its hole went.
+#[test]
+fn a_panicking_chunk_value_drop_when_a_row_move_frees_a_chunk_keeps_every_entity_at_its_row() {
+    for remove in [false, true] {
+        take_ledger();
+        let mut world = World::with_test_chunk_size(256);
+        world.register_chunk_component::<Flaky>();
+        let first = world.spawn((Num(0), 'c'));
+        let cap = capacity_of(&world, first);
+        let mut ids = vec![first];
+        ids.extend((1..=cap as u32).map(|i| world.spawn((Num(i), 'c'))));
+        // The second chunk's only row leaves: that chunk becomes the spare.
+        world.despawn(ids.pop().unwrap()).unwrap();
+        // Move rows out of the first (now last) chunk until one row is left.
+        let moved_early: Vec<Entity> = ids.drain(1..).collect();
+        for &e in &moved_early {
+            if remove {
+                world.remove::<(char,)>(e).unwrap();
+            } else {
+                world.insert(e, (1u8,)).unwrap();
+            }
+        }
+        // The last row's move empties the chunk; a spare exists, so the chunk is freed and its
+        // `Flaky` dropped, which panics.
+        arm_drop(true);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            if remove {
+                world.remove::<(char,)>(first).unwrap();
+            } else {
+                world.insert(first, (1u8,)).unwrap();
+            }
+        }));
+        arm_drop(false);
+        assert!(caught.is_err(), "the chunk value's drop panicked");
+        world.check_invariants();
+        assert_eq!(world.get::<Num>(first), Ok(&Num(0)));
+        assert_eq!(world.has::<char>(first), !remove);
+        for (i, &e) in moved_early.iter().enumerate() {
+            assert_eq!(world.get::<Num>(e), Ok(&Num(i as u32 + 1)));
+        }
+        drop(world);
+        let (made, dropped) = take_ledger();
+        assert_eq!(made, dropped, "drop ledger");
+    }
+}
+
 #[test]
 fn a_panicking_chunk_value_default_during_restore_leaves_the_world_as_it_was() {
     take_ledger();

@@ -10,12 +10,14 @@
 mod check;
 mod chunk_values;
 mod restore;
+mod row_move;
 mod rows;
 mod store;
+mod structural;
 mod ticks;
 
 pub(crate) use restore::{disable_rows, disabled_rows, EmptiedChunk};
-pub(crate) use rows::{carry_row_bits, copy_value, RowAddr, RowCells};
+pub(crate) use rows::{copy_value, RowAddr, RowCells};
 pub use store::Archetypes;
 pub(crate) use store::{RemoveEdge, REMOVED};
 
@@ -421,12 +423,6 @@ impl Archetype {
         self.enable_cols.iter().position(|&c| c == col)
     }
 
-    /// The enableable component ids, ascending (for carrying bits across archetypes).
-    #[inline]
-    pub(crate) fn enable_ids(&self) -> &[ComponentId] {
-        &self.enable_ids
-    }
-
     /// `chunks[c]` mutably, for the enable bookkeeping of row moves.
     #[inline]
     pub(crate) fn chunk_mut(&mut self, c: usize) -> &mut Chunk {
@@ -572,12 +568,6 @@ impl Archetype {
     pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
         // SAFETY: forwarded caller contract; `addr` panics rather than leave the chunks.
         unsafe { self.cell_at(self.addr(row), col) }
-    }
-
-    /// Element size of column `col`.
-    #[inline(always)]
-    pub(crate) fn column_size(&self, col: usize) -> usize {
-        self.columns[col].size
     }
 
     /// Chunk of archetype row `row`, for its enable bits.

@@ -1,9 +1,9 @@
 //! The [`World`]: entities, their components, and resources.
 //!
 //! Every structural operation (spawn, insert, remove, despawn) first flushes ids reserved through
-//! [`World::reserve_entity`], then works on the archetype graph: it finds the cached edge for the
-//! bundle type, moves the entity's row along it one column copy at a time, and fills the hole it
-//! left with the source archetype's last row.
+//! [`World::reserve_entity`], then hands the change to the archetype store, which finds the
+//! cached edge for the bundle type and moves the entity's row along it with the one row move
+//! (`archetype/row_move.rs`).
 //!
 //! Panic safety: user `Drop` code runs only after the world is consistent again (entity table
 //! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
@@ -18,8 +18,7 @@ mod snapshot_registry;
 use std::any::type_name;
 use std::ptr::NonNull;
 
-use crate::archetype::{copy_value, Archetype, RowAddr};
-use crate::archetype::{Archetypes, RemoveEdge, REMOVED};
+use crate::archetype::{Archetype, Archetypes, RowAddr};
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
@@ -217,26 +216,8 @@ impl World {
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
         let tick = self.change_tick();
-        let (edge, archetypes) = self
-            .archetypes
-            .insert_edge::<B>(ArchetypeId::EMPTY, &mut self.components);
-        let target = edge.target;
-        let arch = &mut archetypes[target.index()];
-        // User code (chunk values of a new chunk) runs before the entity's slot goes live.
-        arch.prepare_rows(1);
-        let row = arch.len();
-        let entity = self.entities.alloc(Location {
-            archetype: target,
-            row: row as u32,
-        });
-        let at = arch.push_row(entity, tick);
-        // SAFETY: `row` was just pushed and `bundle_cols` are columns of `target`.
-        let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
-        // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
-        // (the edge maps tuple positions to the target's columns).
-        unsafe { bundle.write_row(&cells, 0) };
-        arch.stamp_row(at, &edge.bundle_cols, true, tick);
-        entity
+        self.archetypes
+            .spawn(&mut self.components, &mut self.entities, bundle, tick)
     }
 
     /// Reserves an entity id through a shared reference, e.g. from a command buffer in a
@@ -302,21 +283,7 @@ impl World {
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         let tick = self.change_tick();
-        let loc = self
-            .location(entity)
-            .ok_or(EntityError::NoSuchEntity(entity))?;
-        self.entities.free(entity);
-        let arch = &mut self.archetypes.as_mut_slice()[loc.archetype.index()];
-        // SAFETY: `loc` came from the entity table, so `row < len` (invariant 2);
-        // `drop_detached` follows right after.
-        let moved = unsafe { arch.detach_row(loc.row as usize, tick) };
-        if let Some(moved) = moved {
-            self.entities.set_location(moved.index(), loc);
-        }
-        // The world is consistent again; user `Drop` code may run (and panic) now.
-        // SAFETY: called right after `detach_row`.
-        unsafe { arch.drop_detached() };
-        Ok(())
+        self.archetypes.despawn(&mut self.entities, entity, tick)
     }
 
     /// Adds the components of `bundle` to `entity`, overwriting (and dropping) any it already
@@ -339,75 +306,13 @@ impl World {
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
         let tick = self.change_tick();
-        let (loc, from) = self
-            .locate_row(entity)
-            .ok_or(EntityError::NoSuchEntity(entity))?;
-        // `from` keeps the base address of the row's chunk across the edge lookup, which may
-        // add archetypes and so move every `Archetype` value. It stays valid because a chunk's
-        // block never moves or is freed while its archetype holds it (`Chunk` invariant 4),
-        // and finding or making an edge releases no chunk.
-        let (edge, archetypes) = self
-            .archetypes
-            .insert_edge::<B>(loc.archetype, &mut self.components);
-        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
-        let replaced;
-        if edge.target == loc.archetype {
-            let arch = &mut archetypes[loc.archetype.index()];
-            // SAFETY: `from` is the entity's row (invariant 2); the columns belong to this
-            // archetype.
-            let cells = unsafe { arch.cells(from, &edge.bundle_cols) };
-            // SAFETY: every element is present (`target == source`), so each cell holds an
-            // initialised value of its type, and `overwrite` is all `true`.
-            replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
-            arch.stamp_row(from, &edge.bundle_cols, false, tick);
-        } else {
-            let [src, dst] = archetypes
-                .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
-                .expect("an edge never loops when it adds types");
-            let to = dst.push_row(entity, tick);
-            for (c, &d) in edge.src_to_dst.iter().enumerate() {
-                // SAFETY: `from` is the entity's row in `src` and `to` was just pushed; `d` is
-                // the column of the same type in `dst`, so sizes match; two archetypes never
-                // share chunks.
-                unsafe {
-                    let a = src.cell_at(from, c);
-                    let b = dst.cell_at(to, d as usize);
-                    copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
-                }
-            }
-            let carried = edge.src_to_dst.iter().enumerate();
-            Archetype::carry_marks(
-                src,
-                from,
-                dst,
-                to,
-                carried.map(|(c, &d)| (c, d as usize)),
-                tick,
-            );
-            crate::archetype::carry_row_bits(src, from.row(), dst, to.row());
-            // SAFETY: `to` was just pushed; the columns belong to `dst`.
-            let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
-            // SAFETY: cells of types the source had were just copied in (initialised, and
-            // `overwrite` says so); the others are fresh and uninitialised.
-            replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
-            // Overwritten values were written; the others were also added.
-            for (&c, &overwrite) in edge.bundle_cols.iter().zip(edge.overwrite.iter()) {
-                dst.stamp_row(to, &[c], !overwrite, tick);
-            }
-            // SAFETY: every source value was copied to `dst` above (an insert keeps all source
-            // columns), so the source row is moved-out.
-            let moved = unsafe { src.fill_hole(from, tick) };
-            self.entities.set_location(
-                entity.index(),
-                Location {
-                    archetype: edge.target,
-                    row: to.row() as u32,
-                },
-            );
-            if let Some(moved) = moved {
-                self.entities.set_location(moved.index(), loc);
-            }
-        }
+        let replaced = self.archetypes.insert(
+            &mut self.components,
+            &mut self.entities,
+            entity,
+            bundle,
+            tick,
+        )?;
         // The world is consistent; overwritten values may now run their `Drop`.
         drop(replaced);
         Ok(())
@@ -450,72 +355,8 @@ impl World {
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
         let tick = self.change_tick();
-        let (loc, from) = self
-            .locate_row(entity)
-            .ok_or(ComponentError::NoSuchEntity(entity))?;
-        // `from` stays valid across the edge lookup by `Chunk` invariant 4, as in `insert`.
-        let (edge, archetypes) = self
-            .archetypes
-            .remove_edge::<B>(loc.archetype, &mut self.components);
-        debug_assert!(archetypes[loc.archetype.index()].holds_addr(from));
-        let (target, bundle_cols, src_to_dst) = match edge {
-            RemoveEdge::Missing(id) => {
-                let component = self.components.info(*id).name();
-                return Err(ComponentError::MissingComponent { entity, component });
-            }
-            RemoveEdge::Move {
-                target,
-                bundle_cols,
-                src_to_dst,
-            } => (*target, bundle_cols, src_to_dst),
-        };
-        if target == loc.archetype {
-            // Only the empty bundle maps an archetype to itself.
-            // SAFETY: `B` has no element, so `read` touches no cell.
-            return Ok(unsafe { B::read(&[]) });
-        }
-        let [src, dst] = archetypes
-            .get_disjoint_mut([loc.archetype.index(), target.index()])
-            .expect("source and target differ");
-        let to = dst.push_row(entity, tick);
-        for (c, &d) in src_to_dst.iter().enumerate() {
-            if d != REMOVED {
-                // SAFETY: as in `insert`: in-range rows, same-type columns, distinct chunks.
-                unsafe {
-                    let a = src.cell_at(from, c);
-                    let b = dst.cell_at(to, d as usize);
-                    copy_value(a.as_ptr(), b.as_ptr(), src.column_size(c));
-                }
-            }
-        }
-        let kept = src_to_dst.iter().enumerate().filter(|(_, &d)| d != REMOVED);
-        Archetype::carry_marks(
-            src,
-            from,
-            dst,
-            to,
-            kept.map(|(c, &d)| (c, d as usize)),
-            tick,
-        );
-        crate::archetype::carry_row_bits(src, from.row(), dst, to.row());
-        // SAFETY: `from` is the entity's row; the columns belong to `src`.
-        let cells = unsafe { src.cells(from, bundle_cols) };
-        // SAFETY: each cell holds an initialised value of the bundle element's type; the
-        // source row is treated as moved-out right after.
-        let values = unsafe { B::read(&cells) };
-        // SAFETY: kept columns were copied to `dst`, removed ones were read into `values`.
-        let moved = unsafe { src.fill_hole(from, tick) };
-        self.entities.set_location(
-            entity.index(),
-            Location {
-                archetype: target,
-                row: to.row() as u32,
-            },
-        );
-        if let Some(moved) = moved {
-            self.entities.set_location(moved.index(), loc);
-        }
-        Ok(values)
+        self.archetypes
+            .remove(&mut self.components, &mut self.entities, entity, tick)
     }
 
     /// Despawns every entity and drops every component; resources stay. Old handles stop
@@ -621,10 +462,7 @@ impl World {
     /// and a row move needs: one division per insert or remove instead of two.
     #[inline]
     pub(crate) fn locate_row(&self, entity: Entity) -> Option<(Location, RowAddr)> {
-        let loc = self.entities.locate(entity.index())?;
-        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
-        let addr = arch.addr(loc.row as usize);
-        (arch.entity_at(addr) == entity).then_some((loc, addr))
+        self.archetypes.locate(&self.entities, entity)
     }
 
     /// Test hook: sets the generation of a vacant entity slot, so tests can reach generation

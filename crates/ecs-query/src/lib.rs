@@ -59,6 +59,8 @@ mod cache;
     reason = "implements WorldQuery for chunk component elements"
 )]
 mod chunk_value;
+#[expect(unsafe_code, reason = "hands out a chunk's column slices")]
+mod chunk_view;
 #[expect(
     unsafe_code,
     reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
@@ -91,6 +93,7 @@ mod world_ext;
 pub use access::{Access, AccessConflict, FilteredAccess};
 pub use added::Added;
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
+pub use chunk_view::ChunkView;
 pub use enabled::{
     Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch,
 };
@@ -100,7 +103,7 @@ pub use fetch::{
     RefRW, WorldQuery, WriteKind,
 };
 pub use filter::{Changed, Or, QueryFilter, With, Without};
-pub use iter::{ChunkView, QueryIter};
+pub use iter::QueryIter;
 pub use par::Parallelism;
 pub use pod::PodColumns;
 pub use rows::Rows;

@@ -23,9 +23,9 @@ use ecs_core::{Archetype, Chunk, World};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
+use crate::chunk_view::ChunkView;
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
-use crate::iter::ChunkView;
 use crate::rows::{RowMask, Rows};
 use crate::state::{QueryState, RunTicks};
 

@@ -9,8 +9,8 @@
 use bytemuck::Pod;
 use ecs_core::Component;
 
+use crate::chunk_view::ChunkView;
 use crate::fetch::WorldQuery;
-use crate::iter::ChunkView;
 
 /// Pod views of a [`ChunkView`]'s columns.
 ///

@@ -18,10 +18,10 @@ use ecs_core::{
 };
 
 use crate::access::{Access, AccessConflict, FilteredAccess};
+use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iter::{ChunkView, QueryIter};
 use crate::rows::{RowMask, Rows};
 
 /// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
@@ -498,41 +498,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
 
     // ----- safe entry points ----------------------------------------------------------------
 
-    /// Iterates a read-only query through a shared world.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRO};
-    /// let mut world = World::new();
-    /// world.spawn((1u32,));
-    /// world.spawn((2u32,));
-    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
-    /// assert_eq!(state.iter(&world).sum::<u32>(), 3);
-    /// ```
-    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
-    where
-        Q: ReadOnlyQuery,
-    {
-        // SAFETY: the query only reads, and `&World` keeps writers out.
-        unsafe { self.iter_unchecked(world) }
-    }
-
-    /// Iterates, with write access, through an exclusive world borrow.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRW};
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// state.iter_mut(&mut world).for_each(|n| *n += 1);
-    /// assert_eq!(world.get::<u32>(e), Ok(&2));
-    /// ```
-    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
-        // SAFETY: `&mut World` excludes every other access; the iterator yields each row once.
-        unsafe { self.iter_unchecked(world) }
-    }
-
     /// Calls `f` on every matched entity; an internal loop over each chunk's columns.
     ///
     /// ```
@@ -689,53 +654,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     }
 
     // ----- unchecked entry points (schedulers) ----------------------------------------------
-
-    /// Iterates through a shared world, even for writing queries.
-    ///
-    /// # Safety
-    /// While the iterator or its items live, nothing else accesses the components this query
-    /// writes, and nothing writes the components it reads (as a scheduler proves with access
-    /// sets).
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRW};
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// // SAFETY: nothing else accesses the world while the iterator lives.
-    /// unsafe { state.iter_unchecked(&world) }.for_each(|n| *n = 4);
-    /// assert_eq!(world.get::<u32>(e), Ok(&4));
-    /// ```
-    pub unsafe fn iter_unchecked<'w, 's>(
-        &'s mut self,
-        world: &'w World,
-    ) -> QueryIter<'w, 's, Q, F> {
-        let ticks = self.start_run(world);
-        // SAFETY: forwarded caller contract.
-        unsafe { self.iter_at(world, ticks) }
-    }
-
-    /// Iterates the run `ticks` (from [`QueryState::start_run`] on this world), yielding the
-    /// items of `D`: the query itself, or its read-only form `Q::ReadOnly`.
-    ///
-    /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the access `D` declares.
-    ///
-    /// # Panics
-    /// If `world` is not this state's world.
-    pub unsafe fn iter_at<'w, 's, D>(
-        &'s self,
-        world: &'w World,
-        ticks: RunTicks,
-    ) -> QueryIter<'w, 's, Q, F, D>
-    where
-        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
-    {
-        self.check_world(world);
-        // SAFETY: forwarded caller contract; the state is this world's.
-        unsafe { QueryIter::new(world, self, ticks.tick, ticks.last_seen) }
-    }
 
     /// [`QueryState::for_each`] through a shared world.
     ///

@@ -9,10 +9,11 @@
 use ecs_core::{Entity, World};
 
 use crate::cache::cached_state;
+use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iter::{ChunkView, QueryIter};
+use crate::iter::QueryIter;
 use crate::shared::SharedQuery;
 use crate::state::{QueryState, RunTicks};
 

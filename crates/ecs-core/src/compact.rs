@@ -30,8 +30,8 @@
 //!
 //! Cost: O(archetypes + chunks + blocks) plus one chunk-sized copy per moved chunk.
 
+use crate::archetype::store::Archetypes;
 use crate::archetype::Archetype;
-use crate::archetype::Archetypes;
 use crate::world::World;
 
 /// What [`World::compact`] did.

@@ -87,8 +87,8 @@ mod unwind;
 )]
 mod world;
 
+pub use archetype::store::Archetypes;
 pub use archetype::Archetype;
-pub use archetype::Archetypes;
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_component::ChunkValues;

@@ -50,7 +50,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
-use crate::archetype::{Archetype, EmptiedChunk};
+use crate::archetype::restore::{disable_rows, disabled_rows, EmptiedChunk};
+use crate::archetype::Archetype;
 use crate::chunk::Chunk;
 use crate::component::ComponentId;
 use crate::entity::Entity;
@@ -432,7 +433,7 @@ impl World {
             }
             for (i, &c) in kept.iter().enumerate() {
                 if let Some(slot) = arch.enable_slot(c) {
-                    crate::archetype::disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
+                    disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
                 }
             }
             for (i, &c) in kept.iter().enumerate() {
@@ -485,7 +486,7 @@ impl World {
     ///
     /// Cost: clearing the world, then one `memcpy` per chunk and pod column, one `clone` per
     /// cloned value, and one entity-table write per row; rows of a drop-free world that keep
-    /// their entity at the same place (see the [module docs](self)) cost a compare of their ids
+    /// their entity at the same place (see the `snapshot` module docs) cost a compare of their ids
     /// instead of the id copy and table write.
     ///
     /// # Errors
@@ -638,7 +639,7 @@ impl World {
             unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {
-                    crate::archetype::disable_rows(arch, c, &data.disabled[from]);
+                    disable_rows(arch, c, &data.disabled[from]);
                 }
             }
         }

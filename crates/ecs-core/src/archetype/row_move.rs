@@ -10,7 +10,9 @@
 //! A snapshot restore fills emptied archetypes a chunk at a time instead
 //! ([`Archetype::fill_empty`]): it moves no row, so it needs none of this.
 
-use super::{copy_value, Archetype, RowAddr, REMOVED};
+use super::rows::{copy_value, RowAddr};
+use super::store::REMOVED;
+use super::Archetype;
 use crate::chunk::{retire_row, Chunk};
 use crate::entity::{Entities, Entity, Location};
 

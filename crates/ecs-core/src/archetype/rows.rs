@@ -13,6 +13,109 @@ use crate::entity::Entity;
 use crate::row_ticks::RowMarks;
 
 impl Archetype {
+    /// Where archetype row `row` lives: its chunk's base address and its row in that chunk.
+    /// Computing this once per row saves a division per column in row moves.
+    ///
+    /// # Panics
+    /// If `row` is past the last chunk.
+    #[inline]
+    pub(crate) fn addr(&self, row: usize) -> RowAddr {
+        let (chunk, r) = self.split_row(row);
+        RowAddr {
+            row,
+            chunk,
+            data: self.chunks[chunk].data(),
+            r,
+        }
+    }
+
+    /// Whether `addr` (from [`Archetype::addr`] of this archetype) still names one of its
+    /// chunks at the base address it recorded, and a row within capacity: what `Chunk`
+    /// invariant 4 promises until that chunk is released. For debug assertions.
+    #[inline]
+    pub(crate) fn holds_addr(&self, addr: RowAddr) -> bool {
+        addr.r < self.layout.capacity()
+            && self
+                .chunks
+                .get(addr.chunk)
+                .is_some_and(|chunk| chunk.data() == addr.data)
+    }
+
+    /// The entity id stored at `addr` (from [`Archetype::addr`] of this archetype).
+    ///
+    /// # Panics
+    /// If `addr` is past the rows of its chunk.
+    #[inline]
+    pub(crate) fn entity_at(&self, addr: RowAddr) -> Entity {
+        self.chunks[addr.chunk].entities()[addr.r]
+    }
+
+    /// [`Archetype::addr`] of the last row, without a division.
+    ///
+    /// # Panics
+    /// If the archetype is empty.
+    #[inline]
+    pub(crate) fn last_addr(&self) -> RowAddr {
+        let chunk = self.chunks.len() - 1;
+        RowAddr {
+            row: self.len - 1,
+            chunk,
+            data: self.chunks[chunk].data(),
+            r: self.chunks[chunk].len() - 1,
+        }
+    }
+
+    /// Pointer to the value of column `col` at `addr`.
+    ///
+    /// # Safety
+    /// `addr` came from [`Archetype::addr`] of this archetype with no chunk released since,
+    /// and `col` is in range.
+    #[inline(always)]
+    pub(crate) unsafe fn cell_at(&self, addr: RowAddr, col: usize) -> NonNull<u8> {
+        debug_assert!(col < self.columns.len(), "column {col} out of range");
+        debug_assert!(self.holds_addr(addr), "stale row address");
+        // SAFETY: `col < columns.len()` (caller contract, checked in debug builds).
+        let meta = unsafe { self.columns.get_unchecked(col) };
+        let offset = meta.offset + addr.r * meta.size;
+        // SAFETY: `addr.r < capacity` (from `split_row`), so the offset stays inside column
+        // `col` of that chunk (`ChunkLayout` invariant 1); the chunk is still allocated (no
+        // chunk released since: caller contract) at the address `addr` recorded (`Chunk`
+        // invariant 4), both checked by `holds_addr` in debug builds.
+        unsafe { addr.data.add(offset) }
+    }
+
+    /// Pointers to the cells of `cols` (at most [`MAX_BUNDLE`]) in the row at `addr`, in
+    /// order: a bundle's cells, without a heap or `SmallVec` in the way.
+    ///
+    /// # Safety
+    /// As [`Archetype::cell_at`], for every column in `cols`.
+    #[inline(always)]
+    pub(crate) unsafe fn cells(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
+        assert!(
+            cols.len() <= MAX_BUNDLE,
+            "a bundle has at most {MAX_BUNDLE} components"
+        );
+        let mut ptrs = [NonNull::dangling(); MAX_BUNDLE];
+        for (p, &c) in ptrs.iter_mut().zip(cols) {
+            // SAFETY: forwarded caller contract.
+            *p = unsafe { self.cell_at(addr, c as usize) };
+        }
+        RowCells {
+            ptrs,
+            len: cols.len(),
+        }
+    }
+
+    /// Pointer to the value of column `col` at archetype row `row`.
+    ///
+    /// # Safety
+    /// `row < self.len` (or the row being built by [`Archetype::push_row`]), `col` in range.
+    #[inline]
+    pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
+        // SAFETY: forwarded caller contract; `addr` panics rather than leave the chunks.
+        unsafe { self.cell_at(self.addr(row), col) }
+    }
+
     /// Appends a row for `entity` and returns its address (`.row()` is its index). The component
     /// cells of the new row are uninitialised: the caller must write every column before the
     /// row is read or removed.

@@ -7,7 +7,8 @@
 //! any user code runs (see the module doc of `row_move`).
 
 use super::row_move::move_row;
-use super::{Archetypes, RemoveEdge, RowAddr};
+use super::rows::RowAddr;
+use super::store::{Archetypes, RemoveEdge};
 use crate::bundle::Bundle;
 use crate::component::Components;
 use crate::entity::{Entities, Entity, Location};

@@ -1,7 +1,8 @@
 //! Row ticks of an archetype: which columns keep per-row change and add ticks, and how those
 //! ticks are stamped, moved and carried when rows move.
 
-use super::{Archetype, RowAddr};
+use super::rows::RowAddr;
+use super::Archetype;
 use crate::row_ticks::RowMarks;
 
 impl Archetype {

@@ -159,7 +159,7 @@ impl World {
     fn set_bit(
         &mut self,
         arch: crate::ArchetypeId,
-        at: crate::archetype::RowAddr,
+        at: crate::archetype::rows::RowAddr,
         col: usize,
         slot: usize,
         enabled: bool,
@@ -186,7 +186,15 @@ impl World {
         id: Option<ComponentId>,
         entity: Entity,
         cache: &mut Option<(crate::ArchetypeId, usize, usize)>,
-    ) -> Result<(crate::Location, crate::archetype::RowAddr, usize, usize), ComponentError> {
+    ) -> Result<
+        (
+            crate::Location,
+            crate::archetype::rows::RowAddr,
+            usize,
+            usize,
+        ),
+        ComponentError,
+    > {
         let (loc, at) = self
             .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;

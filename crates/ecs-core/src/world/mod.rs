@@ -18,7 +18,9 @@ mod snapshot_registry;
 use std::any::type_name;
 use std::ptr::NonNull;
 
-use crate::archetype::{Archetype, Archetypes, RowAddr};
+use crate::archetype::rows::RowAddr;
+use crate::archetype::store::Archetypes;
+use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::chunk::{Chunk, CHUNK_SIZE};
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};

@@ -28,17 +28,24 @@ pub(super) enum Hole {
 
 impl Archetype {
     /// Fills the hole at `hole` with the last row (values, row ticks, enable bits, entity id)
-    /// and shortens the archetype by one row. Returns the entity that moved into the hole.
+    /// and shortens the archetype by one row. Returns the entity that moved into the hole, and
+    /// whether the last chunk is now empty.
     ///
     /// An emptied last chunk is not released here: releasing drops a chunk's values (user
-    /// code), so the caller does it once the entity table agrees with the rows again.
+    /// code), so the caller does it ([`Archetype::release_last_chunk`]) once the entity table
+    /// agrees with the rows again.
     ///
     /// # Safety
     /// `hole` is an [`Archetype::addr`] of a row below `len`, with no chunk released since. With
     /// [`Hole::MovedOut`], every value of that row has been moved out; with
     /// [`Hole::Detached`], the next call on this archetype is `drop_detached`.
     #[inline(always)]
-    unsafe fn close_hole(&mut self, hole: RowAddr, tick: u64, values: Hole) -> Option<Entity> {
+    unsafe fn close_hole(
+        &mut self,
+        hole: RowAddr,
+        tick: u64,
+        values: Hole,
+    ) -> (Option<Entity>, bool) {
         debug_assert!(self.holds_addr(hole) && hole.row < self.len, "stale hole");
         let last = self.last_addr();
         if !self.enable_cols.is_empty() {
@@ -67,7 +74,7 @@ impl Archetype {
         };
         self.len -= 1;
         self.chunks[last.chunk].set_len(last.r);
-        moved
+        (moved, last.r == 0)
     }
 
     /// Despawns the entity at archetype row `row`: the last row fills its place, `entities`
@@ -81,7 +88,7 @@ impl Archetype {
         assert!(row < self.len, "row {row} of {:?} is not live", self.id);
         let hole = self.addr(row);
         // SAFETY: `hole` was just computed for a live row; `drop_detached` follows.
-        let filler = unsafe { self.close_hole(hole, tick, Hole::Detached) };
+        let (filler, _) = unsafe { self.close_hole(hole, tick, Hole::Detached) };
         if let Some(filler) = filler {
             entities.set_location(filler.index(), self.location_of(row));
         }
@@ -139,8 +146,11 @@ impl Archetype {
         }
     }
 
+    /// Releases the last chunk, which is empty: it becomes the spare, or is freed if there is
+    /// one (dropping its chunk values: user code).
     #[cold]
-    fn release_last_chunk(&mut self) {
+    pub(super) fn release_last_chunk(&mut self) {
+        debug_assert!(self.chunks.last().is_some_and(Chunk::is_empty));
         let chunk = self.chunks.pop();
         if self.spare.is_none() {
             self.spare = chunk;
@@ -148,7 +158,7 @@ impl Archetype {
     }
 }
 
-/// Moves the row at `from` of `src` to a new last row of `dst`: the values of the columns both
+/// Moves `entity`'s row, at `from` of `src`, to a new last row of `dst`: the values of the columns both
 /// archetypes have, their row ticks and the enable bits are carried along `src_to_dst`, then
 /// `finish(src, from, dst, to)` moves the values of the columns they do not share (out of the
 /// source row for columns `dst` lacks, into the new row for columns `src` lacks), the last row
@@ -160,7 +170,8 @@ impl Archetype {
 /// values of a new chunk) changes nothing.
 ///
 /// # Safety
-/// - `from` is an [`Archetype::addr`] of a live row of `src`, with no chunk released since.
+/// - `from` is an [`Archetype::addr`] of a live row of `src`, with no chunk released since,
+///   and `entity` is the entity of that row.
 /// - `src_to_dst[c]` is the column of `dst` holding the type of `src` column `c`, or
 ///   [`REMOVED`] if `dst` lacks it; no two entries name the same column.
 /// - `finish` moves every value of a `REMOVED` column out of the source row, initialises every
@@ -168,7 +179,7 @@ impl Archetype {
 #[inline(always)]
 pub(crate) unsafe fn move_row<R>(
     src: &mut Archetype,
-    from: RowAddr,
+    (entity, from): (Entity, RowAddr),
     dst: &mut Archetype,
     src_to_dst: &[u32],
     entities: &mut Entities,
@@ -180,7 +191,7 @@ pub(crate) unsafe fn move_row<R>(
         src.holds_addr(from) && from.row < src.len,
         "stale source row"
     );
-    let entity = src.entity_at(from);
+    debug_assert_eq!(src.entity_at(from), entity);
     let to = dst.push_row(entity, tick);
     for (c, &d) in src_to_dst.iter().enumerate() {
         if d != REMOVED {
@@ -209,12 +220,14 @@ pub(crate) unsafe fn move_row<R>(
     // SAFETY: kept values were copied to `dst` above and `finish` moved out the others
     // (caller contract), so the source row is moved-out; `from` is still current (only `dst`
     // grew).
-    let filler = unsafe { src.close_hole(from, tick, Hole::MovedOut) };
+    let (filler, emptied) = unsafe { src.close_hole(from, tick, Hole::MovedOut) };
     entities.set_location(entity.index(), dst.location_of(to.row));
     if let Some(filler) = filler {
         entities.set_location(filler.index(), src.location_of(from.row));
     }
-    src.release_empty_tail();
+    if emptied {
+        src.release_last_chunk();
+    }
     (to, finished)
 }
 

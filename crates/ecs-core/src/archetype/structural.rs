@@ -18,7 +18,7 @@ use crate::ids::ArchetypeId;
 impl Archetypes {
     /// Where `entity` lives, with its row's address, or `None` for a stale or unknown handle
     /// (the generation check reads the row's entity id, which the address gives anyway).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn locate(
         &self,
         entities: &Entities,
@@ -34,7 +34,7 @@ impl Archetypes {
     ///
     /// # Panics
     /// As `World::spawn`; a panic leaves no entity behind.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn spawn<B: Bundle>(
         &mut self,
         components: &mut Components,
@@ -67,7 +67,7 @@ impl Archetypes {
     ///
     /// # Errors
     /// [`EntityError::NoSuchEntity`] for a stale handle; nothing changes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert<B: Bundle>(
         &mut self,
         components: &mut Components,
@@ -110,11 +110,20 @@ impl Archetypes {
             }
             replaced
         };
-        // SAFETY: `from` is the entity's live row; an insert edge maps every source column to
+        // SAFETY: `from` is the entity's live row (checked by `locate`); an insert edge maps every source column to
         // the target column of its type (invariant 5); `finish` writes every bundle element,
         // which covers each target column the source lacks, and cannot unwind (plain writes).
-        let (_, replaced) =
-            unsafe { move_row(src, from, dst, &edge.src_to_dst, entities, tick, finish) };
+        let (_, replaced) = unsafe {
+            move_row(
+                src,
+                (entity, from),
+                dst,
+                &edge.src_to_dst,
+                entities,
+                tick,
+                finish,
+            )
+        };
         Ok(replaced)
     }
 
@@ -124,7 +133,7 @@ impl Archetypes {
     /// [`ComponentError::NoSuchEntity`] for a stale handle, and
     /// [`ComponentError::MissingComponent`] naming the first type of `B` the entity lacks; in
     /// both cases nothing changes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove<B: Bundle>(
         &mut self,
         components: &mut Components,
@@ -164,11 +173,12 @@ impl Archetypes {
             // move treats the source row as moved-out right after.
             unsafe { B::read(&cells) }
         };
-        // SAFETY: `from` is the entity's live row; a remove edge maps each kept column to the
+        // SAFETY: `from` is the entity's live row (checked by `locate`); a remove edge maps each kept column to the
         // target column of its type and the bundle's to `REMOVED` (invariant 5); `finish` reads
         // exactly the `REMOVED` columns (the bundle's), the target has no column the source
         // lacks, and reading cannot unwind.
-        let (_, values) = unsafe { move_row(src, from, dst, src_to_dst, entities, tick, finish) };
+        let (_, values) =
+            unsafe { move_row(src, (entity, from), dst, src_to_dst, entities, tick, finish) };
         Ok(values)
     }
 
@@ -177,7 +187,7 @@ impl Archetypes {
     ///
     /// # Errors
     /// [`EntityError::NoSuchEntity`] for a stale or unknown handle; nothing changes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn despawn(
         &mut self,
         entities: &mut Entities,

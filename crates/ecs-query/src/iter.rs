@@ -9,7 +9,7 @@ use ecs_core::{Archetype, ChangeWindow, Chunk, Tick, World};
 use crate::error::QueryError;
 use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::rows::{RowMask, Rows};
+use crate::rows::{ChunkRows, RowMask};
 use crate::state::{QueryState, RunTicks};
 
 /// The state an iterator walks: borrowed from a reusable [`QueryState`], or owned when the
@@ -171,14 +171,15 @@ where
                 let arch = self.arch.expect("chunks come from an archetype");
                 let state = &*self.state;
                 let k = self.next_archetype - 1;
-                if !state.chunk_passes(k, chunk, window) {
-                    let skipped = state.passing_count(k, chunk, None);
-                    self.remaining = self.remaining.saturating_sub(skipped);
-                    continue;
-                }
-                let rows = state.chunk_rows(k, chunk, Some(window));
-                if rows == Rows::None {
-                    continue;
+                let rows = state.classify(k, chunk, Some(window), &mut self.mask);
+                match rows {
+                    ChunkRows::Rejected => {
+                        let skipped = state.passing_count(k, chunk, None);
+                        self.remaining = self.remaining.saturating_sub(skipped);
+                        continue;
+                    }
+                    ChunkRows::Empty => continue,
+                    ChunkRows::All | ChunkRows::Masked => {}
                 }
                 let i = arch.chunks().len() - self.chunks.len() - 1;
                 state.prefetch_next(k, arch, i);
@@ -187,11 +188,10 @@ where
                 self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
                 self.chunk = Some(chunk);
                 self.mark_each = D::keeps_row_marks(state.cached(k), chunk);
-                if rows == Rows::All {
+                if rows == ChunkRows::All {
                     self.row = 0;
                     self.len = chunk.len();
                 } else {
-                    state.fill_mask(k, chunk, Some(window), &mut self.mask);
                     let (start, end) = self.mask.next_run(0).unwrap_or((0, 0));
                     (self.row, self.len) = (start, end);
                     self.masked = true;

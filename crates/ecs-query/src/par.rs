@@ -26,7 +26,7 @@ use rayon::ThreadPool;
 use crate::chunk_view::ChunkView;
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
-use crate::rows::{RowMask, Rows};
+use crate::rows::{ChunkRows, RowMask};
 use crate::state::{QueryState, RunTicks};
 
 /// Where the `par_*` query methods called on this thread run their tasks.
@@ -197,7 +197,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let arch = &archetypes[id.index()];
             for chunk in arch.chunks() {
                 let window = ticks.window();
-                if !self.chunk_passes(k, chunk, window) {
+                let rows = self.classify(k, chunk, Some(window), &mut mask);
+                if matches!(rows, ChunkRows::Rejected | ChunkRows::Empty) {
                     continue;
                 }
                 let cached = self.cached(k);
@@ -207,19 +208,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     Split::Rows(rows) => rows.next_multiple_of(64),
                     Split::Chunks => chunk.len().max(1),
                 };
-                let rows = self.chunk_rows(k, chunk, Some(window));
-                if rows == Rows::None {
-                    continue;
-                }
-                if rows == Rows::Some {
-                    self.fill_mask(k, chunk, Some(window), &mut mask);
-                }
                 let mut start = 0;
                 while start < chunk.len() {
                     let end = (start + step).min(chunk.len());
                     // A mixed chunk's task carries the mask words of its rows (`start` is a
                     // multiple of 64, or 0); a window with no passing row is no task.
-                    let words = (rows == Rows::Some)
+                    let words = (rows == ChunkRows::Masked)
                         .then(|| Box::<[u64]>::from(&mask.words()[start / 64..end.div_ceil(64)]));
                     if words.as_ref().is_none_or(|w| w.iter().any(|&w| w != 0)) {
                         tasks.push(Task {
@@ -352,12 +346,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     ticks.tick(),
                 )
             };
-            let window = Some(ticks.window());
-            let mask = (self.chunk_rows(task.k, task.chunk, window) == Rows::Some).then(|| {
-                let mut mask = RowMask::default();
-                self.fill_mask(task.k, task.chunk, window, &mut mask);
-                mask
-            });
+            let mut mask = RowMask::default();
+            let rows = self.classify(task.k, task.chunk, Some(ticks.window()), &mut mask);
+            let mask = (rows == ChunkRows::Masked).then_some(mask);
             f(view.with_mask(mask));
         });
     }

@@ -53,6 +53,19 @@ impl Rows {
     }
 }
 
+/// What the chunk classification (`QueryState::classify`) says about one chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChunkRows {
+    /// A change filter rejects the whole chunk (its O(1) test).
+    Rejected,
+    /// No row passes by enable bits.
+    Empty,
+    /// Every row passes.
+    All,
+    /// Some rows may pass: the mask says which.
+    Masked,
+}
+
 /// "No enable slot": the column's type is not enableable, or the archetype lacks it.
 pub(crate) const NO_SLOT: u32 = u32::MAX;
 

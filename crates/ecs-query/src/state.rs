@@ -22,7 +22,7 @@ use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::rows::{RowMask, Rows};
+use crate::rows::{ChunkRows, RowMask, Rows};
 
 /// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
 /// as streaming from memory and prefetches each next chunk piece by piece. Below it the
@@ -435,10 +435,36 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         Q::row_matches(q, chunk, row, window) && F::row_matches(f, chunk, row, window)
     }
 
+    /// The chunk classification, the one place every run (iteration, `for_each`,
+    /// `for_each_chunk`, the parallel splits, `get`, `count`) decides which rows of `chunk` (of
+    /// matched archetype `k`) it visits: first the O(1) change test of the chunk, then enable
+    /// bits and row ticks; `window` is `None` to test enable bits only. For
+    /// [`ChunkRows::Masked`], `mask` holds the passing rows (possibly none).
+    #[inline(always)]
+    pub(crate) fn classify(
+        &self,
+        k: usize,
+        chunk: &Chunk,
+        window: Option<ChangeWindow>,
+        mask: &mut RowMask,
+    ) -> ChunkRows {
+        if window.is_some_and(|w| !self.chunk_passes(k, chunk, w)) {
+            return ChunkRows::Rejected;
+        }
+        match self.chunk_rows(k, chunk, window) {
+            Rows::All => ChunkRows::All,
+            Rows::None => ChunkRows::Empty,
+            Rows::Some => {
+                self.fill_mask(k, chunk, window, mask);
+                ChunkRows::Masked
+            }
+        }
+    }
+
     /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits and, for a chunk
     /// that passed `chunk_passes` in `window`, by row marks; `None` for enable bits only.
     #[inline(always)]
-    pub(crate) fn chunk_rows(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>) -> Rows {
+    fn chunk_rows(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>) -> Rows {
         let (q, f) = &self.cached[k];
         let rows = Q::enabled_rows(q, chunk).and(F::enabled_rows(f, chunk));
         match window {
@@ -452,13 +478,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// Fills `mask` with the rows of `chunk` (of matched archetype `k`) that `chunk_rows`
     /// passes, for chunks where it answered [`Rows::Some`].
     #[inline]
-    pub(crate) fn fill_mask(
-        &self,
-        k: usize,
-        chunk: &Chunk,
-        window: Option<ChangeWindow>,
-        mask: &mut RowMask,
-    ) {
+    fn fill_mask(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>, mask: &mut RowMask) {
         let (q, f) = &self.cached[k];
         let window = window.filter(|&w| !self.rows_all_pass(k, chunk, w));
         mask.fill(chunk.len(), |words| {
@@ -477,17 +497,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         chunk: &Chunk,
         window: Option<ChangeWindow>,
     ) -> usize {
-        if window.is_some_and(|w| !self.chunk_passes(k, chunk, w)) {
-            return 0;
-        }
-        match self.chunk_rows(k, chunk, window) {
-            Rows::All => chunk.len(),
-            Rows::None => 0,
-            Rows::Some => {
-                let mut mask = RowMask::default();
-                self.fill_mask(k, chunk, window, &mut mask);
-                mask.count()
-            }
+        let mut mask = RowMask::default();
+        match self.classify(k, chunk, window, &mut mask) {
+            ChunkRows::All => chunk.len(),
+            ChunkRows::Rejected | ChunkRows::Empty => 0,
+            ChunkRows::Masked => mask.count(),
         }
     }
 
@@ -726,15 +740,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let streams = self.streams(k, arch);
             let chunks = arch.chunks();
             for (i, chunk) in chunks.iter().enumerate() {
-                if !self.chunk_passes(k, chunk, window) {
-                    continue;
-                }
-                let rows = self.chunk_rows(k, chunk, Some(window));
-                if rows == Rows::None {
+                let rows = self.classify(k, chunk, Some(window), &mut mask);
+                if matches!(rows, ChunkRows::Rejected | ChunkRows::Empty) {
                     continue;
                 }
                 match chunks.get(i + 1) {
-                    Some(next) if streams && rows == Rows::All => {
+                    Some(next) if streams && rows == ChunkRows::All => {
                         // SAFETY: `cached` was found in `arch` (invariant 2), which owns
                         // `chunk`; its rows are handed out once each, and exclusivity is the
                         // caller's contract.
@@ -747,14 +758,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     }
                     _ => self.prefetch_next(k, arch, i),
                 }
-                if rows == Rows::All {
+                if rows == ChunkRows::All {
                     // SAFETY: as above.
                     unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
                     continue;
                 }
                 // SAFETY: as above; the rows the mask passes are handed out once each.
                 let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
-                self.fill_mask(k, chunk, Some(window), &mut mask);
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {
                     if marks {
@@ -956,20 +966,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 continue;
             }
             for (i, chunk) in arch.chunks().iter().enumerate() {
-                if !self.chunk_passes(k, chunk, window) {
-                    continue;
-                }
-                let mask = match self.chunk_rows(k, chunk, Some(window)) {
-                    Rows::None => continue,
-                    Rows::All => None,
-                    Rows::Some => {
-                        let mut mask = RowMask::default();
-                        self.fill_mask(k, chunk, Some(window), &mut mask);
-                        if mask.count() == 0 {
-                            continue;
-                        }
-                        Some(mask)
-                    }
+                let mut mask = RowMask::default();
+                let mask = match self.classify(k, chunk, Some(window), &mut mask) {
+                    ChunkRows::Rejected | ChunkRows::Empty => continue,
+                    ChunkRows::All => None,
+                    ChunkRows::Masked if mask.count() == 0 => continue,
+                    ChunkRows::Masked => Some(mask),
                 };
                 self.prefetch_next(k, arch, i);
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
@@ -1071,14 +1073,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         if !self.chunk_passes(k, chunk, window) || !self.row_passes(k, chunk, row, window) {
             return Err(no_match);
         }
-        let passes = match self.chunk_rows(k, chunk, None) {
-            Rows::All => true,
-            Rows::None => false,
-            Rows::Some => {
-                let mut mask = RowMask::default();
-                self.fill_mask(k, chunk, None, &mut mask);
-                mask.words()[row / 64] & (1 << (row % 64)) != 0
-            }
+        let mut mask = RowMask::default();
+        let passes = match self.classify(k, chunk, None, &mut mask) {
+            ChunkRows::All => true,
+            ChunkRows::Rejected | ChunkRows::Empty => false,
+            ChunkRows::Masked => mask.words()[row / 64] & (1 << (row % 64)) != 0,
         };
         if !passes {
             return Err(no_match);

@@ -1,11 +1,8 @@
-//! Query filters: [`With`], [`Without`], [`Changed`] and [`Or`].
+//! Query filters: [`With`], [`Without`] and [`Or`] (the row-tick filters `Changed` and
+//! `Added` live in `tick_filter`).
 //!
 //! Filters sit in the query tuple beside the data elements and yield `()`. `With` and `Without`
-//! only narrow the archetype masks, so they cost nothing per chunk. `Changed<T>` is row-precise:
-//! it passes the rows whose `T` was written (through `RefRW`, `get_mut`, an overwriting `insert`)
-//! or that were spawned with or gained `T` since the running query state last ran. A chunk with
-//! no such row is skipped in O(1) (its column tick); see `ecs_core::RowMarks` and
-//! docs/queries.md for the marks and their cost.
+//! only narrow the archetype masks, so they cost nothing per chunk.
 //!
 //! For an enableable `T` (see the `enabled` module) a disabled `T` counts as absent: `With<T>`
 //! skips the row and `Without<T>` matches it.
@@ -47,22 +44,6 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
-/// Matches the rows whose `T` changed since the query state last ran (see the module doc).
-/// A new query state sees every row as changed.
-///
-/// ```
-/// # use ecs_core::World;
-/// # use ecs_query::{Changed, QueryState, RefRO};
-/// let mut world = World::new();
-/// let e = world.spawn((1u32,));
-/// let mut state = QueryState::<RefRO<u32>, Changed<u32>>::new(&mut world);
-/// assert_eq!(state.iter(&world).count(), 1); // a new state sees everything as changed
-/// assert_eq!(state.iter(&world).count(), 0);
-/// *world.get_mut::<u32>(e).unwrap() = 2;
-/// assert_eq!(state.iter(&world).count(), 1);
-/// ```
-pub struct Changed<T>(PhantomData<fn() -> T>);
-
 /// Matches when any of the filters in the tuple `F` matches: `Or<(With<A>, Changed<B>)>`.
 ///
 /// ```
@@ -96,7 +77,6 @@ pub trait QueryFilter: ReadOnlyQuery {}
 
 impl<T: Component> QueryFilter for With<T> {}
 impl<T: Component> QueryFilter for Without<T> {}
-impl<T: Component> QueryFilter for Changed<T> {}
 
 macro_rules! filter_tuple {
     ($($F:ident),*) => {
@@ -280,62 +260,10 @@ unsafe impl<T: Component> WorldQuery for Without<T> {
     unsafe fn unslice(_: ()) {}
 }
 
-// SAFETY: reads only chunk ticks, never column data. It declares a (filter) read of `T` so
-// that a schedule orders it against writers of `T`: run beside one, it could look at a chunk
-// before the writer stamps it, and miss the write for good.
-unsafe impl<T: Component> WorldQuery for Changed<T> {
-    unit_fetch!(|access, id, _c| {
-        access.add_filter_read(*id);
-    });
-    /// The index of the `T` column, whose ticks the filter reads.
-    type ArchetypeFetch = usize;
-
-    const CHUNK_FILTERED: bool = true;
-    const ROW_FILTERED: bool = true;
-
-    fn row_marks(id: &ComponentId, out: &mut Vec<(ComponentId, RowMarks)>) {
-        out.push((*id, RowMarks::CHANGED));
-    }
-
-    fn update_masks(id: &ComponentId, required: &mut Signature, _: &mut Signature) {
-        required.insert(*id);
-    }
-
-    fn matches(id: &ComponentId, signature: &Signature) -> bool {
-        signature.contains(*id)
-    }
-
-    fn archetype_fetch(id: &ComponentId, arch: &Archetype) -> usize {
-        tick_column::<T>(arch, *id, "Changed")
-    }
-
-    #[inline]
-    fn chunk_matches(col: &usize, chunk: &Chunk, window: ChangeWindow) -> bool {
-        chunk.changed_since(*col, window)
-    }
-
-    #[inline]
-    fn rows_all_match(col: &usize, chunk: &Chunk, window: ChangeWindow) -> bool {
-        chunk.all_changed_since(*col, window)
-    }
-
-    #[inline]
-    fn row_matches(col: &usize, chunk: &Chunk, row: usize, window: ChangeWindow) -> bool {
-        chunk.row_changed_since(*col, row, window)
-    }
-
-    #[inline]
-    fn and_row_marks(col: &usize, chunk: &Chunk, window: ChangeWindow, words: &mut [u64]) {
-        chunk.and_changed_rows(*col, window, words);
-    }
-}
-
 // SAFETY: declare no write.
 unsafe impl<T: Component> ReadOnlyQuery for With<T> {}
 // SAFETY: declare no write.
 unsafe impl<T: Component> ReadOnlyQuery for Without<T> {}
-// SAFETY: declare no write.
-unsafe impl<T: Component> ReadOnlyQuery for Changed<T> {}
 impl<T: Component> ExactQuery for With<T> {}
 impl<T: Component> ExactQuery for Without<T> {}
 

@@ -48,11 +48,6 @@
 //! ```
 
 mod access;
-#[expect(
-    unsafe_code,
-    reason = "implements the unsafe WorldQuery trait for the Added filter"
-)]
-mod added;
 mod cache;
 #[expect(
     unsafe_code,
@@ -86,12 +81,16 @@ mod shared;
 mod state;
 #[expect(
     unsafe_code,
+    reason = "implements the unsafe WorldQuery trait for the row-tick filters"
+)]
+mod tick_filter;
+#[expect(
+    unsafe_code,
     reason = "runs queries over an exclusively borrowed world"
 )]
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
-pub use added::Added;
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
 pub use chunk_view::ChunkView;
 pub use enabled::{
@@ -102,11 +101,12 @@ pub use fetch::{
     ArchetypeColumn, ExactQuery, OptionFetch, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO,
     RefRW, WorldQuery, WriteKind,
 };
-pub use filter::{Changed, Or, QueryFilter, With, Without};
+pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
 pub use par::Parallelism;
 pub use pod::PodColumns;
 pub use rows::Rows;
 pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
+pub use tick_filter::{AddTick, Added, ChangeTick, Changed, TickFilter, TickKind};
 pub use world_ext::{QueryBorrow, QueryExt};

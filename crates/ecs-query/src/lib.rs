@@ -56,13 +56,15 @@ mod cache;
 mod chunk_value;
 #[expect(unsafe_code, reason = "hands out a chunk's column slices")]
 mod chunk_view;
+#[expect(unsafe_code, reason = "turns column pointers into typed references")]
+mod element;
 #[expect(
     unsafe_code,
     reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
 )]
 mod enabled;
 mod error;
-#[expect(unsafe_code, reason = "turns column pointers into typed references")]
+#[expect(unsafe_code, reason = "declares the unsafe WorldQuery trait")]
 mod fetch;
 #[expect(
     unsafe_code,
@@ -71,6 +73,8 @@ mod fetch;
 mod filter;
 #[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
 mod iter;
+#[expect(unsafe_code, reason = "forwards Option<Q> to Q where it matches")]
+mod option;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
 mod pod;
@@ -84,6 +88,8 @@ mod state;
     reason = "implements the unsafe WorldQuery trait for the row-tick filters"
 )]
 mod tick_filter;
+#[expect(unsafe_code, reason = "forwards tuples of elements to each element")]
+mod tuple;
 #[expect(
     unsafe_code,
     reason = "runs queries over an exclusively borrowed world"
@@ -93,16 +99,15 @@ mod world_ext;
 pub use access::{Access, AccessConflict, FilteredAccess};
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
 pub use chunk_view::ChunkView;
+pub use element::{ArchetypeColumn, RefRO, RefRW};
 pub use enabled::{
     Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch,
 };
 pub use error::QueryError;
-pub use fetch::{
-    ArchetypeColumn, ExactQuery, OptionFetch, QueryKind, ROItem, ReadKind, ReadOnlyQuery, RefRO,
-    RefRW, WorldQuery, WriteKind,
-};
+pub use fetch::{ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
+pub use option::OptionFetch;
 pub use par::Parallelism;
 pub use pod::PodColumns;
 pub use rows::Rows;

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use crate::chunk::{ChunkLayout, ColumnSpec, CHUNK_SIZE};
+use crate::chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_SIZE};
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::RowTooLarge;
 use crate::error::WorldError;

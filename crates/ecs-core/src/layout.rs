@@ -9,7 +9,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::archetype::Archetype;
-use crate::chunk::ColumnSpec;
+use crate::chunk_layout::ColumnSpec;
 use crate::chunk_policy::ChunkPolicy;
 use crate::entity::Entity;
 use crate::ids::ArchetypeId;

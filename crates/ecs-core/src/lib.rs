@@ -42,6 +42,7 @@ mod chunk;
     reason = "chunk component values are written through shared chunks by writing queries"
 )]
 mod chunk_component;
+mod chunk_layout;
 mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
@@ -90,8 +91,9 @@ mod world;
 pub use archetype::store::Archetypes;
 pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
-pub use chunk::{Chunk, ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk::Chunk;
 pub use chunk_component::ChunkValues;
+pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
 pub use compact::CompactReport;

@@ -191,6 +191,14 @@ pub(crate) fn widen(row: u32, now: u64) -> u64 {
 ///    `added[r]` are no later than the chunk column's tick (`Chunk::changed_tick`) and
 ///    `added_max` respectively, so chunk-level skips never hide a row.
 /// 3. `changed[r]` and `added[r]` of rows `len..` mean nothing.
+///
+/// # Access rule
+/// Row ticks are part of their column's data for access purposes: they are stored only by
+/// writers of the column (`Chunk::mark_rows_unchecked`, `Chunk::mark_row_unchecked`, whose
+/// callers hold the write of those rows) or through `&mut Chunk`, exactly like the values. So
+/// while a reader of the column holds `&Chunk`, no store races it, and the chunk may read the
+/// `changed` and `added` arrays as plain `u32`s (`plain` in `chunk.rs`, for loops that
+/// vectorise), as soundly as it reads the column's values.
 pub(crate) struct ColumnMarks {
     bulk: AtomicU64,
     changed: Box<[AtomicU32]>,

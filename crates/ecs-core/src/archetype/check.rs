@@ -1,7 +1,8 @@
 //! Invariant checks of an archetype, for `World::check_invariants`.
 
 use super::{Archetype, ABSENT};
-use crate::chunk::{Chunk, ChunkLayout, ColumnSpec};
+use crate::chunk::Chunk;
+use crate::chunk_layout::{ChunkLayout, ColumnSpec};
 use crate::component::Components;
 use crate::entity::Entity;
 

@@ -32,8 +32,9 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use crate::chunk::{Chunk, ChunkLayout};
+use crate::chunk::Chunk;
 use crate::chunk_component::{ChunkKinds, ChunkValues};
+use crate::chunk_layout::ChunkLayout;
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo};

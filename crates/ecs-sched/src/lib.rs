@@ -66,6 +66,7 @@ pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
-pub use schedule::{Schedule, SetConfig, SystemConfig};
+pub use schedule::config::{SetConfig, SystemConfig};
+pub use schedule::Schedule;
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
 pub use timings::{TimingRow, Timings};

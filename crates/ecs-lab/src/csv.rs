@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::sweep::{Measure, Record};
+use crate::record::{Measure, Record};
 
 /// The CSV of `records`, after a header line. `vs_vec` is the median over the median of the
 /// baseline timed beside it (same mix and policy); empty for the baselines themselves.

@@ -21,8 +21,8 @@ use ecs_query::{QueryState, RefRO, RefRW};
 use crate::args::policy_label;
 use crate::components::{Hot, Tag};
 use crate::mix::Mix;
+use crate::record::{Measure, Record};
 use crate::stats::Stats;
-use crate::sweep::{Measure, Record};
 
 /// Plain `Vec`s of the same data: the two hot columns, and every row as bytes.
 pub(crate) struct Baseline<const L: usize> {

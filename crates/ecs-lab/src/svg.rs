@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use crate::csv::baseline_of;
-use crate::sweep::{Measure, Record};
+use crate::record::{Measure, Record};
 
 const PANEL_H: f64 = 230.0;
 const LEFT: f64 = 70.0;

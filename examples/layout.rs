@@ -272,7 +272,7 @@ pub fn svg(world: &World) -> String {
 pub fn run(svg_path: Option<&Path>) -> std::io::Result<Vec<String>> {
     let world = build_world();
     let mut out: Vec<String> = world
-        .layout()
+        .memory_report()
         .to_string()
         .lines()
         .map(str::to_owned)
@@ -301,8 +301,8 @@ pub fn run(svg_path: Option<&Path>) -> std::io::Result<Vec<String>> {
 fn main() {
     // `--csv` / `--json`: print the report as data instead of the tables and the SVG.
     match std::env::args().nth(1).as_deref() {
-        Some("--csv") => return print!("{}", build_world().layout().to_csv()),
-        Some("--json") => return println!("{}", build_world().layout().to_json()),
+        Some("--csv") => return print!("{}", build_world().memory_report().to_csv()),
+        Some("--json") => return println!("{}", build_world().memory_report().to_json()),
         _ => {}
     }
     let path = std::env::args_os().nth(1);

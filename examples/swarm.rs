@@ -478,7 +478,7 @@ pub fn run(config: &Config) -> Report {
         respawns: world.resource::<Respawns>().0,
         alive: world.len(),
         stats: *world.resource::<Stats>(),
-        layout: world.layout(),
+        layout: world.memory_report(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! What the chunk size costs or buys: the same iteration and add/remove workloads across chunk
 //! sizes (4 to 64 KiB, `World::with_chunk_size`) and component widths (4 to 256 B).
 //!
-//! Each configuration prints its world's `layout()` table (rows per chunk, fill, unused bytes)
+//! Each configuration prints its world's `memory_report()` table (rows per chunk, fill, unused bytes)
 //! to stderr before it is timed, so the timings can be read beside the capacity they got.
 //!
 //! Run with `cargo bench -p ecs-benches --bench chunk_layout`.
@@ -27,7 +27,7 @@ fn world(kib: usize) -> World {
 }
 
 fn report(what: &str, world: &World) {
-    eprintln!("\n--- {what}\n{}", world.layout());
+    eprintln!("\n--- {what}\n{}", world.memory_report());
 }
 
 /// `value += delta` (every lane) over 100,000 entities of (Value<L>, Delta<L>), `4 × L` bytes each.

@@ -59,7 +59,7 @@ fn iter_frag(c: &mut Criterion) {
         }
     }
     let populated = world
-        .layout()
+        .memory_report()
         .archetypes
         .iter()
         .filter(|a| a.entities > 0)
@@ -215,7 +215,7 @@ fn frag_many_world() -> World {
 /// `data *= 2` over 500 archetypes of 20 entities each.
 fn frag_iter_many(c: &mut Criterion) {
     let mut world = frag_many_world();
-    assert_eq!(world.layout().archetypes.len(), 500);
+    assert_eq!(world.memory_report().archetypes.len(), 500);
     let mut state = QueryState::<RefRW<Data>>::new(&mut world);
     c.bench_function("frag_iter_many", |b| {
         b.iter(|| state.for_each(&mut world, |d| d.0 *= 2.0));

@@ -53,7 +53,7 @@ fn iter_wide_1m(c: &mut Criterion) {
     // One world alive at a time: each holds about 310 MB.
     for (name, mut world) in worlds() {
         populate::<3, Cold>(&mut world, N);
-        let layout = world.layout();
+        let layout = world.memory_report();
         let arch = &layout.archetypes[0];
         eprintln!(
             "{name}: {} B chunks, {} rows each",

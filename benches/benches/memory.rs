@@ -53,7 +53,7 @@ fn main() {
     }
     let mut world = World::new();
     world.spawn_batch((0..SCALES[0]).map(row));
-    println!("{}", world.layout());
+    println!("{}", world.memory_report());
 }
 
 /// Measures and prints one scale.

@@ -108,7 +108,7 @@ pub(crate) fn check_size(bytes: usize) -> Result<usize, WorldError> {
 /// world.set_column_order(ColumnOrder::MinPadding);
 /// let e = world.spawn((1u8, 2u64));
 /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-/// assert_eq!(world.layout().archetypes[0].column_order, "min-padding");
+/// assert_eq!(world.memory_report().archetypes[0].column_order, "min-padding");
 /// # let _ = arch;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -60,8 +60,8 @@ mod entity;
 mod entity_ref;
 mod error;
 mod ids;
-mod layout;
 mod query_cache;
+mod report;
 #[expect(
     unsafe_code,
     reason = "resources are handed out through UnsafeCell for schedulers"
@@ -105,8 +105,8 @@ pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{ComponentError, EntityError, RowTooLarge, SnapshotError, WorldError};
 pub use ids::{ArchetypeId, WorldId};
-pub use layout::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use query_cache::QueryCache;
+pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
 pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;

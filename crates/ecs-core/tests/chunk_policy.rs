@@ -120,7 +120,7 @@ fn rows_keep_values_and_ids_across_chunk_sizes() {
         assert_eq!(world.get::<Tag>(e).ok(), tagged.then_some(&Tag(i as u8)));
     }
     let sizes: std::collections::BTreeSet<usize> = world
-        .layout()
+        .memory_report()
         .archetypes
         .iter()
         .map(|a| a.chunk_size)
@@ -177,7 +177,10 @@ fn snapshots_restore_into_per_archetype_sizes() {
         assert_eq!(other.get::<u32>(e), Ok(&(i as u32)));
         assert_eq!(other.get::<u64>(e), Ok(&(i as u64 * 3)));
     }
-    assert_eq!(other.layout().archetypes[0].column_order, "chosen-first");
+    assert_eq!(
+        other.memory_report().archetypes[0].column_order,
+        "chosen-first"
+    );
 }
 
 /// Random column mixes: sizes 0..=300 in multiples of their alignment (1..=64).

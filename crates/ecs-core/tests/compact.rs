@@ -77,7 +77,7 @@ fn compaction_keeps_everything_and_frees_blocks() {
             })
         })
         .collect();
-    let layout = world.layout();
+    let layout = world.memory_report();
     let disabled: usize = layout.archetypes.iter().map(|a| a.disabled_rows).sum();
     assert_eq!(
         disabled,
@@ -91,7 +91,7 @@ fn compaction_keeps_everything_and_frees_blocks() {
         report.bytes_freed, predicted,
         "the layout report's prediction"
     );
-    assert_eq!(world.layout().memory.compaction_frees_bytes, 0);
+    assert_eq!(world.memory_report().memory.compaction_frees_bytes, 0);
     assert_survivors(&world, &survivors);
     let after: Vec<_> = survivors
         .iter()

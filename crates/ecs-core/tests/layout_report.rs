@@ -20,7 +20,7 @@ fn world() -> World {
 
 #[test]
 fn per_column_bytes_add_up_to_the_chunk() {
-    let report = world().layout();
+    let report = world().memory_report();
     assert_eq!(report.archetypes.len(), 3);
     for a in &report.archetypes {
         let rows: usize = a.capacity * (8 + a.columns.iter().map(|c| c.size).sum::<usize>());
@@ -39,7 +39,7 @@ fn per_column_bytes_add_up_to_the_chunk() {
 
 #[test]
 fn csv_has_one_line_per_column_and_fixed_fields() {
-    let report = world().layout();
+    let report = world().memory_report();
     let csv = report.to_csv();
     let columns: usize = report.archetypes.iter().map(|a| a.columns.len()).sum();
     assert_eq!(csv.lines().count(), columns + 1);
@@ -63,7 +63,7 @@ fn csv_has_one_line_per_column_and_fixed_fields() {
 
 #[test]
 fn json_is_balanced_and_names_every_column() {
-    let report = world().layout();
+    let report = world().memory_report();
     let json = report.to_json();
     let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
     for ch in json.chars() {

@@ -83,7 +83,7 @@ fn measure(build: fn() -> World, n: u32) -> (usize, usize, String) {
     }
     drop(ids);
     let counted = live() - before;
-    let report = world.layout();
+    let report = world.memory_report();
     let text = report.to_string();
     let reported = report.memory.total();
     drop(report);

@@ -165,7 +165,11 @@ fn zero_sized_and_over_aligned_components() {
         assert_eq!(world.get::<Tag>(e), Ok(&Tag));
     }
     assert!(
-        world.layout().archetypes.iter().any(|a| a.chunks > 1),
+        world
+            .memory_report()
+            .archetypes
+            .iter()
+            .any(|a| a.chunks > 1),
         "the rows span more than one chunk"
     );
     for &e in ids.iter().step_by(3) {
@@ -193,7 +197,7 @@ fn spawn_batch_fills_chunks_densely_and_returns_ids_in_order() {
     for (i, &e) in ids.iter().enumerate() {
         assert_eq!(world.get::<Health>(e), Ok(&Health(i as i32)));
     }
-    let layout = world.layout();
+    let layout = world.memory_report();
     let arch = layout
         .archetypes
         .iter()
@@ -270,7 +274,7 @@ fn resources() {
 fn layout_report_prints_a_table() {
     let mut world = World::new();
     world.spawn_batch((0..600).map(|_| (Position { x: 0.0, y: 0.0 }, Velocity { x: 0.0, y: 0.0 })));
-    let report = world.layout();
+    let report = world.memory_report();
     let a = &report.archetypes[0];
     assert_eq!(a.entities, 600);
     assert_eq!(a.capacity, 16 * 1024 / (8 + 8 + 8));

@@ -134,7 +134,7 @@ impl<const L: usize> WorldBench<L> {
     /// If `ids` is empty or its entities lack the hot columns.
     pub(crate) fn new(mut world: World, ids: &[Entity], policy: ChunkPolicy, moves: usize) -> Self {
         let query = QueryState::new(&mut world);
-        let report = world.layout();
+        let report = world.memory_report();
         let archetype = world.location(ids[0]).expect("just spawned").archetype;
         let arch = &world.archetypes()[archetype.index()];
         let column = |id| arch.column(id).expect("a hot column of the mix");

@@ -26,7 +26,7 @@ use crate::record::Record;
 /// let mut world = World::new();
 /// let ids = populate::<3, Pad<276>>(&mut world, 10);
 /// assert_eq!(world.get::<Hot<0, 3>>(ids[4]), Ok(&Hot([4.0; 3])));
-/// assert_eq!(world.layout().archetypes[0].components.len(), 3);
+/// assert_eq!(world.memory_report().archetypes[0].components.len(), 3);
 /// ```
 pub fn populate<const L: usize, C: Cold>(world: &mut World, n: usize) -> Vec<Entity> {
     world

@@ -186,7 +186,7 @@ fn scheduling_doc_shows_the_real_explain_output() {
 #[test]
 fn architecture_doc_shows_the_real_layouts() {
     let doc = read("docs/architecture.md");
-    let report = layout::build_world().layout().to_string();
+    let report = layout::build_world().memory_report().to_string();
     // The memory line counts allocator bytes of every kind; the doc shows the tables only.
     let table = report
         .split("memory:")

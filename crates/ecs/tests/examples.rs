@@ -269,7 +269,7 @@ fn swarm_parses_its_arguments() {
 #[test]
 fn layout_prints_the_table_and_draws_one_bar_per_chunk() {
     let world = layout::build_world();
-    let table = world.layout();
+    let table = world.memory_report();
     let dir = std::env::temp_dir().join(format!("ecs-layout-example-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("chunks.svg");

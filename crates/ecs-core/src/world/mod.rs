@@ -30,8 +30,8 @@ use crate::component::{Component, ComponentId, Components};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
 use crate::ids::{ArchetypeId, WorldId};
-use crate::layout::WorldLayout;
 use crate::query_cache::QueryCache;
+use crate::report::WorldLayout;
 use crate::resource::Resources;
 use crate::row_ticks::RowMarks;
 use crate::snapshot::registry::SnapshotRegistry;
@@ -853,18 +853,28 @@ impl World {
 
     // ----- reports --------------------------------------------------------------------------
 
-    /// Per-archetype chunk usage; `Display` prints it as a table.
+    /// The world's memory and chunk usage: per archetype its chunk size, rows per chunk, chunks,
+    /// fill and unused bytes, and the memory totals ([`WorldMemory`](crate::WorldMemory));
+    /// `Display` prints it as a table. O(archetypes + chunks).
     ///
     /// ```
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// world.spawn((1u32,));
-    /// let layout = world.layout();
-    /// assert_eq!(layout.archetypes.len(), 1);
-    /// assert_eq!(layout.archetypes[0].entities, 1);
+    /// let report = world.memory_report();
+    /// assert_eq!(report.archetypes.len(), 1);
+    /// assert_eq!(report.archetypes[0].entities, 1);
     /// ```
-    pub fn layout(&self) -> WorldLayout {
+    pub fn memory_report(&self) -> WorldLayout {
         WorldLayout::of(self)
+    }
+
+    /// The old name of [`World::memory_report`], kept for one release.
+    #[deprecated(
+        note = "renamed to `World::memory_report`: it reports memory, not a `ChunkLayout`"
+    )]
+    pub fn layout(&self) -> WorldLayout {
+        self.memory_report()
     }
 
     /// Walks every entity, archetype, chunk and cached edge and panics, with a message saying

@@ -27,7 +27,7 @@ const PAGE: usize = 4096;
 /// # use ecs_core::World;
 /// let mut world = World::with_chunk_size(4096).unwrap();
 /// world.spawn_batch((0..256u64).map(|i| (i,)));
-/// let col = &world.layout().archetypes[0].columns[0];
+/// let col = &world.memory_report().archetypes[0].columns[0];
 /// assert_eq!(col.pass.bytes, 256 * 8);
 /// assert!(col.pass.cache_lines >= 256 * 8 / 64);
 /// ```
@@ -70,7 +70,7 @@ const CACHE_LINE: usize = 64;
 /// # use ecs_core::World;
 /// let mut world = World::with_chunk_size(4096).unwrap();
 /// world.spawn((1u8, 2u64));
-/// let cols = &world.layout().archetypes[0].columns;
+/// let cols = &world.memory_report().archetypes[0].columns;
 /// assert_eq!((cols[0].name, cols[0].size), ("u8", 1));
 /// assert_eq!(cols[1].offset % cols[1].align, 0);
 /// ```
@@ -99,7 +99,7 @@ pub struct ColumnLayout {
 /// # use ecs_core::World;
 /// let mut world = World::new();
 /// world.spawn((1u32,));
-/// let arch = &world.layout().archetypes[0];
+/// let arch = &world.memory_report().archetypes[0];
 /// assert_eq!(arch.components, [("u32", 4)]);
 /// assert_eq!((arch.chunks, arch.entities), (1, 1));
 /// ```
@@ -150,7 +150,7 @@ pub struct ArchetypeLayout {
 /// # use ecs_core::World;
 /// let mut world = World::new();
 /// world.spawn((1u32,));
-/// let mem = world.layout().memory;
+/// let mem = world.memory_report().memory;
 /// assert_eq!(mem.chunk_bytes, 16 * 1024);
 /// assert!(mem.total() > mem.chunk_bytes);
 /// ```
@@ -181,7 +181,7 @@ impl WorldMemory {
     ///
     /// ```
     /// # use ecs_core::World;
-    /// let m = World::new().layout().memory;
+    /// let m = World::new().memory_report().memory;
     /// assert_eq!(m.total(), m.chunk_bytes + m.spare_chunk_bytes + m.pool_free_bytes
     ///     + m.record_bytes + m.entity_table_bytes + m.graph_bytes);
     /// ```
@@ -213,7 +213,7 @@ const MEMORY_BYTES: [MemoryField; 6] = [
 /// # use ecs_core::World;
 /// let mut world = World::new();
 /// world.spawn((1u32,));
-/// let text = world.layout().to_string();
+/// let text = world.memory_report().to_string();
 /// assert!(text.starts_with("chunk size: 16384 B"));
 /// assert!(text.contains("u32 (4 B)"));
 /// ```
@@ -241,7 +241,7 @@ impl ArchetypeLayout {
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// world.spawn_batch((0..1000u32).map(|i| (i, 0u64)));
-    /// let arch = &world.layout().archetypes[0];
+    /// let arch = &world.memory_report().archetypes[0];
     /// let one = arch.footprint(&[0], false);
     /// assert_eq!(one.bytes, 4000);
     /// assert_eq!(arch.footprint(&[0, 1], true), arch.pass);
@@ -394,7 +394,7 @@ impl WorldLayout {
     /// let mut world = World::new();
     /// world.spawn((1u32,));
     /// world.spawn(('a',));
-    /// assert_eq!(world.layout().chunk_bytes(), 2 * 16 * 1024);
+    /// assert_eq!(world.memory_report().chunk_bytes(), 2 * 16 * 1024);
     /// ```
     pub fn chunk_bytes(&self) -> usize {
         self.archetypes
@@ -409,7 +409,7 @@ impl WorldLayout {
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// world.spawn((1u32,));
-    /// let csv = world.layout().to_csv();
+    /// let csv = world.memory_report().to_csv();
     /// assert!(csv.starts_with("archetype,chunk_size,"));
     /// assert_eq!(csv.lines().count(), 2);
     /// ```
@@ -455,7 +455,7 @@ impl WorldLayout {
     /// # use ecs_core::World;
     /// let mut world = World::new();
     /// world.spawn((1u32,));
-    /// let json = world.layout().to_json();
+    /// let json = world.memory_report().to_json();
     /// assert!(json.starts_with("{\"chunk_size\":16384,"));
     /// assert!(json.contains("\"name\":\"u32\""));
     /// ```
@@ -690,7 +690,7 @@ mod tests {
     fn json_and_table_list_every_memory_field_once() {
         let mut world = World::new();
         world.spawn((1u32,));
-        let report = world.layout();
+        let report = world.memory_report();
         let (json, table) = (report.to_json(), report.to_string());
         for (name, label, bytes) in MEMORY_BYTES {
             let value = bytes(&report.memory);

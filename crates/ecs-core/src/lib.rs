@@ -95,11 +95,9 @@ pub use chunk::Chunk;
 pub use chunk_component::ChunkValues;
 pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
-pub use chunk_pool::{ChunkPool, PoolStats, BLOCK_BYTES, CACHED_BLOCKS};
+pub use chunk_pool::{ChunkPool, PoolStats};
 pub use compact::CompactReport;
-pub use component::{
-    Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdHasher, TypeIdMap,
-};
+pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
@@ -117,3 +115,12 @@ pub use world::{Tick, World};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.
 pub use bytemuck;
+
+/// Plumbing: the block pool's constants and the `TypeId` hasher behind [`TypeIdMap`]. Reachable
+/// for the engine's own crates, tests and benchmarks; not part of the API, and may change in any
+/// release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::chunk_pool::{BLOCK_BYTES, CACHED_BLOCKS};
+    pub use crate::component::TypeIdHasher;
+}

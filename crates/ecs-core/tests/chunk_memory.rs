@@ -1,7 +1,8 @@
 //! Chunk memory comes from the world's pool of large blocks (`chunk_pool.rs`): many chunks
 //! share a block, freed chunks are reused, and blocks go back to the system when empty.
 
-use ecs_core::{World, BLOCK_BYTES, CHUNK_SIZE};
+use ecs_core::__private::BLOCK_BYTES;
+use ecs_core::{World, CHUNK_SIZE};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Position([f32; 3]);

@@ -42,7 +42,7 @@ pub struct RefRW<T>(PhantomData<fn() -> T>);
 ///
 /// ```
 /// # use ecs_core::World;
-/// # use ecs_query::{ArchetypeColumn, RefRO, WorldQuery};
+/// # use ecs_query::{__private::ArchetypeColumn, RefRO, WorldQuery};
 /// let mut world = World::new();
 /// let e = world.spawn(('a', 7u32));
 /// let id = world.register_component::<u32>(); // `RefRO<u32>`'s state

@@ -111,7 +111,7 @@ pub unsafe trait WorldQuery {
     ///
     /// ```
     /// # use std::any::TypeId;
-    /// # use ecs_query::{ArchetypeColumn, RefRW, WorldQuery};
+    /// # use ecs_query::{__private::ArchetypeColumn, RefRW, WorldQuery};
     /// type Cached = <RefRW<u32> as WorldQuery>::ArchetypeFetch;
     /// assert_eq!(TypeId::of::<Cached>(), TypeId::of::<ArchetypeColumn>());
     /// ```

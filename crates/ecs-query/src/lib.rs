@@ -97,17 +97,25 @@ mod tuple;
 mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess};
-pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW, ChunkSlot};
+pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW};
 pub use chunk_view::ChunkView;
-pub use element::{ArchetypeColumn, RefRO, RefRW};
-pub use enabled::{
-    Disabled, EnableColumn, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled, MaskFetch,
-};
+pub use element::{RefRO, RefRW};
+pub use enabled::{Disabled, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled};
 pub use error::QueryError;
 pub use fetch::{ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
 pub use filter::{Or, QueryFilter, With, Without};
 pub use iter::QueryIter;
-pub use option::OptionFetch;
+
+/// Plumbing: the per-archetype and per-chunk fetch types that the elements name as their
+/// `WorldQuery` associated types. Reachable for the engine's own crates and macros; not part of
+/// the API, and may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::chunk_value::ChunkSlot;
+    pub use crate::element::ArchetypeColumn;
+    pub use crate::enabled::{EnableColumn, MaskFetch};
+    pub use crate::option::OptionFetch;
+}
 pub use par::Parallelism;
 pub use pod::PodColumns;
 pub use rows::Rows;

@@ -57,7 +57,7 @@ impl fmt::Display for Conflict {
 ///
 /// # Invariants
 /// 1. No two entries of `queries` conflict (checked by `add_query`), except entries joined by
-///    [`SystemAccess::merge`] (a run condition's, or the members of a `ParamSet`), whose
+///    `SystemAccess::merge` (a run condition's, or the members of a `ParamSet`), whose
 ///    items are never alive at the same time.
 /// 2. A resource is in at most one of `res_reads` / `res_writes`.
 /// 3. Every component id in `queries` comes from the registry `registry` names (set by the
@@ -214,7 +214,7 @@ impl SystemAccess {
     }
 
     /// After [`SystemAccess::add_query`] refused a query: a filter that would have made the two
-    /// queries disjoint, if one exists (`add `Without<Enemy>` to the second query`).
+    /// queries disjoint, if one exists (``add `Without<Enemy>` to the second query``).
     ///
     /// ```
     /// # use ecs_core::Components;

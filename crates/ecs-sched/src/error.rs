@@ -23,8 +23,8 @@ pub enum ScheduleError {
         /// The system's name.
         system: String,
         /// The type both parameters access; for two queries, followed by the filter that
-        /// would make them disjoint when one exists: `Hp (add `Without<Enemy>` to the second
-        /// query)`.
+        /// would make them disjoint when one exists: ``Hp (add `Without<Enemy>` to the second
+        /// query)``.
         component: String,
     },
     /// An explicit order names a system or set that is not in the schedule.

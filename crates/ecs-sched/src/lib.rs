@@ -61,7 +61,13 @@ pub use condition::{
 };
 pub use error::{CommandError, ScheduleError};
 pub use events::{EventReader, EventWriter, Events, ReaderCursor};
-pub use executor::{drive_chain, RunCounters};
+
+/// Plumbing: the executor's dependency counters and the chain driver, public for the loom
+/// models of `tests/loom.rs`; not part of the API, and may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::executor::{drive_chain, RunCounters};
+}
 pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;

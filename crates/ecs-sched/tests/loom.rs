@@ -7,7 +7,7 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Arc, Mutex};
 use loom::thread::JoinHandle;
 
-use ecs_sched::{drive_chain, RunCounters};
+use ecs_sched::__private::{drive_chain, RunCounters};
 
 /// A segment under test: its graph, per-system run counts and an in-flight gauge per
 /// conflicting pair.

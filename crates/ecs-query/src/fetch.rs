@@ -74,7 +74,18 @@ pub type ROItem<'w, Q> = <<Q as WorldQuery>::ReadOnly as WorldQuery>::Item<'w>;
 ///   or writes (as a write), and panics if the element aliases itself;
 /// - `matches` is true only for archetypes in which `archetype_fetch` finds every column it
 ///   needs, and what it finds there are the columns named by `update_access`;
-/// - `item` and `slice` only touch the rows `0..len` of those columns.
+/// - `item` and `slice` only touch the rows `0..len` of those columns;
+/// - `for_each_row` (if overridden) calls its function once per row `0..len`, in order, with
+///   that row's item, and nothing else;
+/// - `mark_rows` / `mark_row` stamp only columns `update_access` recorded as writes, and only
+///   the rows they are given; `keeps_row_marks` is true whenever `mark_row` would stamp a row
+///   tick;
+/// - `enabled_rows`, `and_rows` and `row_enabled` agree: a row passes `row_enabled` exactly
+///   when `enabled_rows` says [`Rows::All`](crate::Rows::All), or `Some` and `and_rows` keeps
+///   its bit; likewise `chunk_matches`, `rows_all_match`, `row_matches` and `and_row_marks`
+///   agree for the row ticks. The engine trusts each of them alone (a `get` tests one row, a
+///   loop masks 64 at a time), so a disagreement would hand out a row the access rules never
+///   checked for that path.
 ///
 /// ```
 /// # use ecs_core::{Components, Entity};

@@ -26,7 +26,7 @@ use crate::timings::Sample;
 ///    reported ready) exactly once.
 ///
 /// ```
-/// # use ecs_sched::RunCounters;
+/// # use ecs_sched::__private::RunCounters;
 /// // System 2 waits for systems 0 and 1.
 /// let counters = RunCounters::new(&[0, 0, 2]);
 /// let mut ready = Vec::new();
@@ -42,7 +42,7 @@ impl RunCounters {
     /// Counters starting at `dep_counts`.
     ///
     /// ```
-    /// # use ecs_sched::RunCounters;
+    /// # use ecs_sched::__private::RunCounters;
     /// let counters = RunCounters::new(&[0, 1]);
     /// let mut ready = Vec::new();
     /// counters.finish(&[1], |j| ready.push(j));
@@ -57,7 +57,7 @@ impl RunCounters {
     /// Systems ready at the start.
     ///
     /// ```
-    /// # use ecs_sched::RunCounters;
+    /// # use ecs_sched::__private::RunCounters;
     /// assert_eq!(RunCounters::roots(&[0, 2, 0, 1]).collect::<Vec<_>>(), [0, 2]);
     /// ```
     pub fn roots(dep_counts: &[usize]) -> impl Iterator<Item = usize> + '_ {
@@ -71,7 +71,7 @@ impl RunCounters {
     /// Records that a system finished; calls `ready(j)` for each dependent that became ready.
     ///
     /// ```
-    /// # use ecs_sched::RunCounters;
+    /// # use ecs_sched::__private::RunCounters;
     /// let counters = RunCounters::new(&[0, 1, 1]);
     /// let mut ready = Vec::new();
     /// counters.finish(&[1, 2], |j| ready.push(j));
@@ -92,7 +92,7 @@ impl RunCounters {
 /// further ready dependents go to `spawn`. The pool executor and the loom model tests share it.
 ///
 /// ```
-/// # use ecs_sched::{drive_chain, RunCounters};
+/// # use ecs_sched::__private::{drive_chain, RunCounters};
 /// // 0 -> 1 -> 2, run on this thread.
 /// let deps = [0, 1, 1];
 /// let dependents = vec![vec![1], vec![2], vec![]];

@@ -451,6 +451,14 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
+    /// Whether row `row` of `chunk` (of matched archetype `k`) passes by enable bits: the
+    /// one-row form of the classification, O(elements), for `get`.
+    #[inline(always)]
+    pub(crate) fn row_enabled(&self, k: usize, chunk: &Chunk, row: usize) -> bool {
+        let (q, f) = &self.cached[k];
+        Q::row_enabled(q, chunk, row) && F::row_enabled(f, chunk, row)
+    }
+
     /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits and, for a chunk
     /// that passed `chunk_passes` in `window`, by row marks; `None` for enable bits only.
     #[inline(always)]

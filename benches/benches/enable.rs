@@ -156,7 +156,7 @@ fn toggle_10k(c: &mut Criterion) {
                 b.iter(|| {
                     for on in [false, true] {
                         for chunk in arch.chunks() {
-                            let mask = chunk.enable_masks().get(slot);
+                            let mask = chunk.enable_bits().get(slot);
                             for r in 0..chunk.len() {
                                 toggle(mask, r, on, shared);
                             }

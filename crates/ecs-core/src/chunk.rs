@@ -156,10 +156,10 @@ impl Chunk {
         }
     }
 
-    /// Switches on the row marks `marks` for column `col` (of `columns`), every row reading as
+    /// Starts keeping the row ticks `marks` asks for in column `col` (of `columns`), every row reading as
     /// written (added) at the column's tick (at the chunk's structural tick): conservative,
     /// never later than the truth.
-    pub(crate) fn enable_marks(
+    pub(crate) fn keep_row_ticks(
         &mut self,
         columns: usize,
         capacity: usize,
@@ -487,15 +487,22 @@ impl Chunk {
     /// let e = world.spawn((Hidden,));
     /// world.set_enabled::<Hidden>(e, false).unwrap();
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!(arch.chunks()[0].enable_masks().get(0).count(), 0);
+    /// assert_eq!(arch.chunks()[0].enable_bits().get(0).count(), 0);
     /// ```
     #[inline]
-    pub fn enable_masks(&self) -> &ChunkMasks {
+    pub fn enable_bits(&self) -> &ChunkMasks {
         &self.masks
     }
 
+    /// The old name of [`Chunk::enable_bits`], kept for one release.
+    #[deprecated(note = "renamed to `Chunk::enable_bits`: enable bits, not row ticks or marks")]
     #[inline]
-    pub(crate) fn enable_masks_mut(&mut self) -> &mut ChunkMasks {
+    pub fn enable_masks(&self) -> &ChunkMasks {
+        self.enable_bits()
+    }
+
+    #[inline]
+    pub(crate) fn enable_bits_mut(&mut self) -> &mut ChunkMasks {
         &mut self.masks
     }
 
@@ -772,15 +779,15 @@ impl Drop for Chunk {
 /// `chunks`) and clears `from`'s: a swap-remove filling a hole. With `from == to` it just
 /// clears the bits of the row leaving.
 pub(crate) fn retire_row(chunks: &mut [Chunk], from: (usize, usize), to: (usize, usize)) {
-    let slots = chunks[from.0].enable_masks().len();
+    let slots = chunks[from.0].enable_bits().len();
     for slot in 0..slots {
-        let bit = chunks[from.0].enable_masks().get(slot).get(from.1);
+        let bit = chunks[from.0].enable_bits().get(slot).get(from.1);
         chunks[from.0]
-            .enable_masks_mut()
+            .enable_bits_mut()
             .get_mut(slot)
             .set(from.1, false);
         if from != to {
-            chunks[to.0].enable_masks_mut().get_mut(slot).set(to.1, bit);
+            chunks[to.0].enable_bits_mut().get_mut(slot).set(to.1, bit);
         }
     }
 }

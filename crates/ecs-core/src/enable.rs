@@ -61,7 +61,7 @@ impl EnableMask {
     /// world.register_enableable::<Hidden>();
     /// let e = world.spawn((Hidden,));
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!(arch.chunks()[0].enable_masks().get(0).count(), 1);
+    /// assert_eq!(arch.chunks()[0].enable_bits().get(0).count(), 1);
     /// ```
     #[inline]
     pub fn count(&self) -> usize {
@@ -449,7 +449,7 @@ mod tests {
         let mut world = world();
         let e = world.spawn((Hidden(0),));
         let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-        let mask = arch.chunks()[0].enable_masks().get(0);
+        let mask = arch.chunks()[0].enable_bits().get(0);
         // SAFETY: deliberately breaks `EnableMask` invariant 2 (row 5 is past `len`) to see
         // the checker catch it; the bit is plain atomic memory, so nothing reads it unsoundly.
         unsafe { mask.set_unchecked(5, true) };

@@ -317,7 +317,7 @@ impl ArchetypeLayout {
             .chunks()
             .iter()
             .map(|c| {
-                let masks = c.enable_masks();
+                let masks = c.enable_bits();
                 (0..masks.len())
                     .map(|s| c.len() - masks.get(s).count())
                     .sum::<usize>()

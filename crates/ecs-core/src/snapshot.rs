@@ -884,7 +884,7 @@ impl World {
                     h.column(k, arch.layout().size(c), pod_bytes(arch, chunk, c));
                 }
                 for &(slot, k) in &toggled {
-                    let mask = chunk.enable_masks().get(slot);
+                    let mask = chunk.enable_bits().get(slot);
                     if mask.count() < chunk.len() {
                         h.disabled(k, (0..chunk.len()).filter(|&r| !mask.get(r)));
                     }

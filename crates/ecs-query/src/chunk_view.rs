@@ -126,7 +126,7 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         };
         self.arch
             .enable_slot(col)
-            .is_none_or(|slot| self.chunk.enable_masks().get(slot).get(row))
+            .is_none_or(|slot| self.chunk.enable_bits().get(slot).get(row))
     }
 
     /// Rows in this chunk.

@@ -191,7 +191,7 @@ fn enable_column(arch: &Archetype, id: ComponentId) -> EnableColumn {
 fn mask_fetch(column: &EnableColumn, chunk: &Chunk) -> MaskFetch {
     MaskFetch(
         (column.slot != NO_SLOT)
-            .then(|| NonNull::from(chunk.enable_masks().get(column.slot as usize))),
+            .then(|| NonNull::from(chunk.enable_bits().get(column.slot as usize))),
     )
 }
 

@@ -83,7 +83,7 @@ pub(crate) fn slot_rows(slot: u32, chunk: &Chunk, want: bool) -> Rows {
     if slot == NO_SLOT {
         return Rows::All;
     }
-    let on = chunk.enable_masks().get(slot as usize).count();
+    let on = chunk.enable_bits().get(slot as usize).count();
     let hit = if want { on } else { chunk.len() - on };
     if hit == chunk.len() {
         Rows::All
@@ -97,7 +97,7 @@ pub(crate) fn slot_rows(slot: u32, chunk: &Chunk, want: bool) -> Rows {
 /// Whether row `row`'s bit in `slot` is set (`want = true`) or clear; `true` without a slot.
 #[inline(always)]
 pub(crate) fn slot_has(slot: u32, chunk: &Chunk, row: usize, want: bool) -> bool {
-    slot == NO_SLOT || chunk.enable_masks().get(slot as usize).get(row) == want
+    slot == NO_SLOT || chunk.enable_bits().get(slot as usize).get(row) == want
 }
 
 /// ANDs into `words` the bits of `slot` (`want = true`) or their complement.
@@ -106,7 +106,7 @@ pub(crate) fn slot_and(slot: u32, chunk: &Chunk, words: &mut [u64], want: bool) 
     if slot == NO_SLOT {
         return;
     }
-    let mask = chunk.enable_masks().get(slot as usize);
+    let mask = chunk.enable_bits().get(slot as usize);
     for (i, w) in words.iter_mut().enumerate() {
         let bits = mask.word(i);
         *w &= if want { bits } else { !bits };

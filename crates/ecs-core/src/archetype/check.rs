@@ -106,7 +106,7 @@ impl Archetype {
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
             chunk.check_marks(self.columns.len(), cap, &self.marks);
-            let masks = chunk.enable_masks();
+            let masks = chunk.enable_bits();
             assert_eq!(
                 masks.len(),
                 self.enable_cols.len(),
@@ -132,7 +132,7 @@ impl Archetype {
         );
         if let Some(spare) = &self.spare {
             spare
-                .enable_masks()
+                .enable_bits()
                 .check(0, &|s| format!("{:?}: spare enable slot {s}", self.id));
             spare
                 .chunk_values()

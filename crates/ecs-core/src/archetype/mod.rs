@@ -394,7 +394,7 @@ impl Archetype {
     }
 
     /// The columns of enableable components, ascending; slot `s` of every chunk's
-    /// [`Chunk::enable_masks`] belongs to column `enableable_columns()[s]`.
+    /// [`Chunk::enable_bits`] belongs to column `enableable_columns()[s]`.
     ///
     /// ```
     /// # use ecs_core::World;

@@ -27,7 +27,7 @@ impl Archetype {
             chunk.set_len(0);
             // No row: the bulk stamp no longer stands for anything (`push_chunk` resets the
             // row ticks when the chunk comes back into use).
-            chunk.enable_masks_mut().clear();
+            chunk.enable_bits_mut().clear();
             EmptiedChunk { chunk, held }
         }));
     }
@@ -98,7 +98,7 @@ impl Archetype {
             fill(chunk.entity_ptr(), held, &bases, first, count);
             let chunk = self.chunks.last_mut().expect("just pushed");
             chunk.set_len(count);
-            chunk.enable_masks_mut().enable_rows(0, count);
+            chunk.enable_bits_mut().enable_rows(0, count);
             chunk.mark_structural(tick);
             self.len += count;
             first += count;
@@ -121,7 +121,7 @@ pub(crate) struct EmptiedChunk {
 pub(crate) fn disabled_rows(arch: &Archetype, slot: usize, first_row: usize, out: &mut Vec<u32>) {
     let mut base = first_row;
     for chunk in arch.chunks() {
-        let mask = chunk.enable_masks().get(slot);
+        let mask = chunk.enable_bits().get(slot);
         if mask.count() < chunk.len() {
             out.extend(
                 (0..chunk.len())
@@ -144,7 +144,7 @@ pub(crate) fn disable_rows(arch: &mut Archetype, col: usize, rows: &[u32]) {
     for &row in rows {
         let (_, r) = arch.split_row(row as usize);
         arch.chunk_of_row(row as usize)
-            .enable_masks_mut()
+            .enable_bits_mut()
             .get_mut(slot)
             .set(r, false);
     }

@@ -261,8 +261,8 @@ fn carry_enable_bits(src: &Archetype, from: usize, dst: &mut Archetype, to: usiz
     let src_chunk = &src.chunks[sc];
     for d in 0..dst.enable_ids.len() {
         if let Ok(s) = src.enable_ids.binary_search(&dst.enable_ids[d]) {
-            let bit = src_chunk.enable_masks().get(s).get(sr);
-            dst.chunks[dc].enable_masks_mut().get_mut(d).set(dr, bit);
+            let bit = src_chunk.enable_bits().get(s).get(sr);
+            dst.chunks[dc].enable_bits_mut().get_mut(d).set(dr, bit);
         }
     }
 }

@@ -131,7 +131,7 @@ impl Archetype {
         chunk.set_len(r + 1);
         if masked {
             // A new row starts enabled; a moving row's bits are then copied by `carry_bits`.
-            chunk.enable_masks_mut().enable_rows(r, r + 1);
+            chunk.enable_bits_mut().enable_rows(r, r + 1);
         }
         chunk.mark_structural(tick);
         let data = chunk.data();
@@ -173,8 +173,8 @@ impl Archetype {
             None => Chunk::new(&self.layout, tick, &self.pool, &self.marks),
         };
         let mut chunk = chunk;
-        if chunk.enable_masks().len() != self.enable_cols.len() {
-            *chunk.enable_masks_mut() =
+        if chunk.enable_bits().len() != self.enable_cols.len() {
+            *chunk.enable_bits_mut() =
                 ChunkMasks::new(self.enable_cols.len(), self.layout.capacity());
         }
         if !self.chunk_kinds.is_empty() {
@@ -243,7 +243,7 @@ impl Archetype {
             // to a spare at its `len`, so stale rows left in it would come back to life.
             let first = chunks.into_iter().next().map(|mut c| {
                 c.set_len(0);
-                c.enable_masks_mut().clear();
+                c.enable_bits_mut().clear();
                 c
             });
             self.spare = self.spare.take().or(first);
@@ -353,7 +353,7 @@ impl Drop for CommitRows<'_> {
         let start = chunk.len();
         chunk.set_len(start + self.written);
         chunk
-            .enable_masks_mut()
+            .enable_bits_mut()
             .enable_rows(start, start + self.written);
         if self.written > 0 {
             let tick = self.tick;

@@ -6,8 +6,9 @@ use super::Archetype;
 use crate::row_ticks::RowMarks;
 
 impl Archetype {
-    /// Switches on the row marks `marks` for column `col` in every chunk (and the spare).
-    pub(crate) fn enable_marks(&mut self, col: usize, marks: RowMarks) {
+    /// Starts keeping the row ticks `marks` asks for (change and/or add ticks) for column `col`,
+    /// in every chunk (and the spare).
+    pub(crate) fn keep_row_ticks(&mut self, col: usize, marks: RowMarks) {
         let want = self.marks[col].union(marks);
         if want == self.marks[col] {
             return;
@@ -16,7 +17,7 @@ impl Archetype {
         self.any_marks = true;
         let (columns, cap) = (self.columns.len(), self.layout.capacity());
         for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
-            chunk.enable_marks(columns, cap, col, want);
+            chunk.keep_row_ticks(columns, cap, col, want);
         }
     }
 

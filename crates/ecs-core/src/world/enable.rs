@@ -141,7 +141,7 @@ impl World {
             let arch = &mut archetypes[a as usize];
             let col = arch.column(id).expect("checked above");
             let slot = arch.enable_slot(col).expect("checked above");
-            let mask = &mut arch.chunk_mut(c as usize).enable_masks_mut().get_mut(slot);
+            let mask = &mut arch.chunk_mut(c as usize).enable_bits_mut().get_mut(slot);
             flipped.clear();
             mask.set_rows(run.iter().map(|&(_, _, r)| r), enabled, &mut flipped);
             if !flipped.is_empty() {
@@ -167,7 +167,7 @@ impl World {
     ) -> bool {
         let (_, _, archetypes) = self.parts_mut();
         let arch = &mut archetypes.as_mut_slice()[arch.index()];
-        let mask = &mut arch.chunk_mut(at.chunk()).enable_masks_mut().get_mut(slot);
+        let mask = &mut arch.chunk_mut(at.chunk()).enable_bits_mut().get_mut(slot);
         let was = mask.get(at.r());
         if was != enabled {
             mask.set(at.r(), enabled);
@@ -234,7 +234,7 @@ impl World {
         let (loc, _, slot) = self.enable_slot_of::<T>(entity)?;
         let arch = &self.archetypes()[loc.archetype.index()];
         let (c, r) = arch.split_row(loc.row as usize);
-        Ok(arch.chunks()[c].enable_masks().get(slot).get(r))
+        Ok(arch.chunks()[c].enable_bits().get(slot).get(r))
     }
 
     /// The entity's location, `T`'s column in its archetype and `T`'s enable slot there.

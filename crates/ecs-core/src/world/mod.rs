@@ -861,7 +861,7 @@ impl World {
         self.components.add_row_marks(id, marks);
         for arch in self.archetypes.as_mut_slice() {
             if let Some(col) = arch.column(id) {
-                arch.enable_marks(col, marks);
+                arch.keep_row_ticks(col, marks);
             }
         }
     }

@@ -84,7 +84,7 @@ mod take;
 mod unwind;
 #[expect(
     unsafe_code,
-    reason = "moves rows along archetype edges with column copies"
+    reason = "types one component cell for get / get_mut (row moves live in archetype/row_move.rs)"
 )]
 mod world;
 

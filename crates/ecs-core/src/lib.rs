@@ -46,9 +46,6 @@ mod chunk_layout;
 mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
-#[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
-mod column;
-mod compact;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 #[expect(
@@ -74,13 +71,7 @@ mod signature;
     reason = "copies pod columns as bytes and moves cloned values into chunks"
 )]
 mod snapshot;
-#[expect(
-    unsafe_code,
-    reason = "writes batch rows through the archetype's unsafe row API"
-)]
-mod spawn_batch;
 mod sync;
-mod take;
 mod unwind;
 #[expect(
     unsafe_code,
@@ -96,7 +87,6 @@ pub use chunk_component::ChunkValues;
 pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats};
-pub use compact::CompactReport;
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
@@ -109,8 +99,9 @@ pub use resource::Resources;
 pub use row_ticks::{ChangeWindow, RowMarks};
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
-pub use spawn_batch::SpawnBatch;
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
+pub use world::compact::CompactReport;
+pub use world::spawn_batch::SpawnBatch;
 pub use world::{Tick, World};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.

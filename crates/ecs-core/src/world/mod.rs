@@ -9,11 +9,27 @@
 //! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
 //! entity being changed.
 
+#[deny(unsafe_code)]
 mod chunk_component;
+#[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
+mod column;
+#[deny(unsafe_code)]
+pub(crate) mod compact;
+#[deny(unsafe_code)]
 mod enable;
+#[deny(unsafe_code)]
 mod policy;
+#[deny(unsafe_code)]
 mod resources;
+#[deny(unsafe_code)]
 mod snapshot_registry;
+#[expect(
+    unsafe_code,
+    reason = "writes batch rows through the archetype's unsafe row API"
+)]
+pub(crate) mod spawn_batch;
+#[deny(unsafe_code)]
+mod take;
 
 use std::any::type_name;
 use std::ptr::NonNull;

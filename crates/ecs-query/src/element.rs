@@ -14,6 +14,21 @@ use crate::rows::{slot_and, slot_has, slot_rows, Rows, NO_SLOT};
 
 /// Read access to a `T`; yields `&T`.
 ///
+/// `RefRO<T>` and `&T` are one element under two names: both expand from one macro body
+/// (`read_element!`), with the same item, access (a read of `T`), matching and cost, and either
+/// may appear where the other does. `RefRO` reads like `RefRW` in a query that mixes the two;
+/// `&T` reads like bevy's and hecs's queries.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{QueryExt, RefRO};
+/// let mut world = World::new();
+/// world.spawn((5u32,));
+/// let a: u32 = world.query::<RefRO<u32>>().iter().copied().sum();
+/// let b: u32 = world.query::<&u32>().iter().copied().sum();
+/// assert_eq!(a, b);
+/// ```
+///
 /// ```
 /// # use ecs_core::World;
 /// # use ecs_query::{QueryExt, RefRO};
@@ -25,6 +40,9 @@ use crate::rows::{slot_and, slot_has, slot_rows, Rows, NO_SLOT};
 pub struct RefRO<T>(PhantomData<fn() -> T>);
 
 /// Write access to a `T`; yields `&mut T` and stamps the chunk column as changed.
+///
+/// `RefRW<T>` and `&mut T` are one element under two names (`write_element!`), as
+/// [`RefRO<T>`] and `&T` are.
 ///
 /// ```
 /// # use ecs_core::World;

@@ -31,6 +31,12 @@ impl<Q: WorldQuery> Clone for OptionFetch<Q> {
     }
 }
 
+// Forwarding, the invariant the `unsafe` calls below rely on: `Some(c)` as the cached fetch
+// means `Q` matched the archetype and `c` is `Q`'s own cached fetch there, and
+// `OptionFetch::All` / `Mixed` hold `Q`'s own fetch for the chunk; `Option<Q>` declares `Q`'s
+// access in full. So the caller's contract for `Option<Q>` is `Q`'s contract for `c` / the
+// inner fetch, and each call below passes exactly those.
+//
 // SAFETY: forwards to `Q` where `Q` matches, and yields `None` elsewhere (and, by enable
 // bits, where `Q` does not keep the row); `Q`'s access is declared in full, so
 // `Option<&mut A>` with `&A` is refused like `&mut A` with `&A`. `Mixed` keeps a pointer to
@@ -82,7 +88,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         let Some(c) = cached else {
             return OptionFetch::Absent;
         };
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+        // above).
         let fetch = unsafe { Q::fetch(c, chunk, tick) };
         match Q::enabled_rows(c, chunk) {
             Rows::All => OptionFetch::All(fetch),
@@ -98,7 +105,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         tick: Tick,
     ) -> Self::Fetch {
         match cached {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             Some(c) => OptionFetch::All(unsafe { Q::fetch_ignoring_enabled(c, chunk, tick) }),
             None => OptionFetch::Absent,
         }
@@ -115,12 +123,14 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         // Only the rows handed out as `Some` are written: a row `Q` does not keep stays
         // unmarked.
         match Q::enabled_rows(c, chunk) {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             Rows::All => unsafe { Q::mark_rows(c, chunk, rows, tick) },
             Rows::None => {}
             Rows::Some => {
                 for row in rows.filter(|&row| Q::row_enabled(c, chunk, row)) {
-                    // SAFETY: forwarded caller contract, for one row of `rows`.
+                    // SAFETY: `Q`'s contract for `c` (see the forwarding note above), for one row of
+                    // `rows`.
                     unsafe { Q::mark_rows(c, chunk, row..row + 1, tick) }
                 }
             }
@@ -137,7 +147,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     #[inline(always)]
     unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
         if let Some(c) = cached.as_ref().filter(|c| Q::row_enabled(c, chunk, row)) {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             unsafe { Q::mark_row(c, chunk, row, tick) }
         }
     }
@@ -146,12 +157,14 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
         match fetch {
             OptionFetch::Absent => None,
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             OptionFetch::All(f) => Some(unsafe { Q::item(f, row) }),
             OptionFetch::Mixed(f, c, chunk) => {
                 // SAFETY: the chunk outlives the fetch (the `fetch` contract).
                 let chunk = unsafe { chunk.as_ref() };
-                // SAFETY: forwarded caller contract.
+                // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+                // above).
                 Q::row_enabled(c, chunk, row).then(|| unsafe { Q::item(f, row) })
             }
         }
@@ -165,7 +178,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w> {
         match fetch {
             OptionFetch::Absent => None,
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             OptionFetch::All(f) | OptionFetch::Mixed(f, ..) => Some(unsafe { Q::slice(f, len) }),
         }
     }
@@ -175,7 +189,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     #[inline(always)]
     unsafe fn unslice(slice: Self::Slice<'_>) -> Self::Fetch {
         match slice {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+            // above).
             Some(s) => OptionFetch::All(unsafe { Q::unslice(s) }),
             None => OptionFetch::Absent,
         }

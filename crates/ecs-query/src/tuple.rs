@@ -8,6 +8,11 @@ use crate::access::{Access, AccessConflict};
 use crate::fetch::{join_kinds, ExactQuery, QueryKind, ReadKind, ReadOnlyQuery, WorldQuery};
 use crate::rows::Rows;
 
+// Forwarding, the invariant every `unsafe` call below relies on: a tuple's `ArchetypeFetch`,
+// `Fetch` and `Slice` are its elements', element `i` at `.i`, each made by that element for the
+// same archetype, chunk and tick; and its access is the union of the elements' (`Access`
+// refuses aliasing between them). So whatever the caller promises the tuple for a method, it
+// promises element `i` for `.i`: the element's contract is the tuple's, restricted to it.
 macro_rules! tuple_query {
     ($($Q:ident $q:ident $i:tt),*) => {
         // SAFETY: each method forwards to the elements; access is the union of the elements'
@@ -45,7 +50,8 @@ macro_rules! tuple_query {
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
             unsafe fn mark_rows(cached: &Self::ArchetypeFetch, chunk: &Chunk, rows: std::ops::Range<usize>, tick: Tick) {
-                // SAFETY: forwarded caller contract, element by element.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { $($Q::mark_rows(&cached.$i, chunk, rows.clone(), tick);)* }
             }
 
@@ -58,7 +64,8 @@ macro_rules! tuple_query {
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
             unsafe fn mark_row(cached: &Self::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
-                // SAFETY: forwarded caller contract, element by element.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { $($Q::mark_row(&cached.$i, chunk, row, tick);)* }
             }
 
@@ -123,35 +130,40 @@ macro_rules! tuple_query {
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn fetch_ignoring_enabled(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
-                // SAFETY: forwarded caller contract, element by element.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { ($($Q::fetch_ignoring_enabled(&cached.$i, chunk, tick),)*) }
             }
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn fetch(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Self::Fetch {
-                // SAFETY: forwarded caller contract, element by element.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { ($($Q::fetch(&cached.$i, chunk, tick),)*) }
             }
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn item<'w>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<'w> {
-                // SAFETY: forwarded caller contract.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { ($($Q::item(&mut fetch.$i, row),)*) }
             }
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn slice<'w>(fetch: &Self::Fetch, len: usize) -> Self::Slice<'w> {
-                // SAFETY: forwarded caller contract.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { ($($Q::slice(&fetch.$i, len),)*) }
             }
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn unslice(slice: Self::Slice<'_>) -> Self::Fetch {
-                // SAFETY: forwarded caller contract.
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
                 unsafe { ($($Q::unslice(slice.$i),)*) }
             }
 

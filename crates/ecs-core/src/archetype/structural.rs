@@ -98,15 +98,15 @@ impl Archetypes {
         let [src, dst] = archetypes
             .get_disjoint_mut([loc.archetype.index(), edge.target.index()])
             .expect("an edge never loops when it adds types");
-        let finish = |_: &_, _, dst: &mut super::Archetype, to| {
+        let finish = |_: &_, _: &_, dst: &mut super::Archetype, to: &RowAddr| {
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
-            let cells = unsafe { dst.cells(to, &edge.bundle_cols) };
+            let cells = unsafe { dst.cells(*to, &edge.bundle_cols) };
             // SAFETY: cells of types the source had were copied in by the move (initialised,
             // and `overwrite` says so); the others are fresh and uninitialised.
             let replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
             // Overwritten values were written; the others were also added.
             for (&c, &overwrite) in edge.bundle_cols.iter().zip(edge.overwrite.iter()) {
-                dst.stamp_row(to, &[c], !overwrite, tick);
+                dst.stamp_row(*to, &[c], !overwrite, tick);
             }
             replaced
         };
@@ -116,7 +116,8 @@ impl Archetypes {
         let (_, replaced) = unsafe {
             move_row(
                 src,
-                (entity, from),
+                entity,
+                from,
                 dst,
                 &edge.src_to_dst,
                 entities,
@@ -166,9 +167,9 @@ impl Archetypes {
         let [src, dst] = archetypes
             .get_disjoint_mut([loc.archetype.index(), target.index()])
             .expect("source and target differ");
-        let finish = |src: &super::Archetype, from, _: &mut _, _| {
+        let finish = |src: &super::Archetype, from: &RowAddr, _: &mut _, _: &_| {
             // SAFETY: `from` is the entity's row; the columns belong to `src`.
-            let cells = unsafe { src.cells(from, bundle_cols) };
+            let cells = unsafe { src.cells(*from, bundle_cols) };
             // SAFETY: each cell holds an initialised value of the bundle element's type; the
             // move treats the source row as moved-out right after.
             unsafe { B::read(&cells) }
@@ -178,7 +179,7 @@ impl Archetypes {
         // exactly the `REMOVED` columns (the bundle's), the target has no column the source
         // lacks, and reading cannot unwind.
         let (_, values) =
-            unsafe { move_row(src, (entity, from), dst, src_to_dst, entities, tick, finish) };
+            unsafe { move_row(src, entity, from, dst, src_to_dst, entities, tick, finish) };
         Ok(values)
     }
 

@@ -205,7 +205,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&4));
     /// ```
     pub unsafe fn for_each_unchecked(&mut self, world: &World, f: impl FnMut(Q::Item<'_>)) {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: this fn's contract (nothing else touches what the query writes, nothing writes
+        // what it reads, while it runs) is `for_each_in`'s, for the duration of this call.
         unsafe { self.for_each_in(world, f) }
     }
 
@@ -215,7 +216,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// As [`QueryState::iter_unchecked`], for as long as `'w`.
     pub(crate) unsafe fn for_each_in<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>)) {
         let ticks = self.start_run(world);
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ticks` was just started on `world`, whose cache `start_run` brought up to
+        // date; the access contract for `'w` is this fn's caller's (`iter_unchecked`'s).
         unsafe { self.for_each_at::<Q>(world, ticks, f) }
     }
 
@@ -252,7 +254,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     // its rows are handed out once each; forwarded contract.
                     unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
                 } else {
-                    // SAFETY: as above, for each chunk of `arch`.
+                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns each chunk
+                    // `for_each_plain` walks, handing every row out once; exclusivity is the
+                    // caller's contract.
                     unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
                 }
                 continue;
@@ -279,11 +283,14 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     _ => self.prefetch_next(k, arch, i),
                 }
                 if rows == ChunkRows::All {
-                    // SAFETY: as above.
+                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
+                    // `run_chunk` hands its rows out once each; exclusivity is the caller's.
                     unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
                     continue;
                 }
-                // SAFETY: as above; the rows the mask passes are handed out once each.
+                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; only
+                // the rows the mask passes are handed out, once each, below; exclusivity is the
+                // caller's contract.
                 let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {
@@ -344,7 +351,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 },
                 _ => {
                     self.prefetch_next(k, arch, i);
-                    // SAFETY: as above.
+                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
+                    // `run_chunk` hands its rows out once each; exclusivity is the caller's.
                     unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
                 }
             }
@@ -402,7 +410,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             row += 1;
             f(item);
         };
-        // SAFETY: forwarded caller contract.
+        // SAFETY: this fn's contract is `run_chunk`'s (the same `cached`, `chunk`, access and
+        // tick); `each` hands every item to `f` unchanged, only prefetching on the side.
         unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut each) }
     }
 
@@ -421,8 +430,10 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) where
         D: WorldQuery,
     {
-        // SAFETY: forwarded caller contract (the fetch covers `chunk`, whose rows `0..len` are
-        // handed out once; a bulk stamp marks them where the column keeps row marks).
+        // SAFETY: `cached` was found in the archetype owning `chunk` and the caller holds `D`'s
+        // access (this fn's contract), so `fetch` may run; `0..len` is within the chunk for
+        // `mark_rows`, and `for_each_row` hands each of those rows out once (`WorldQuery`
+        // contract).
         unsafe {
             let mut fetch = D::fetch(cached, chunk, tick);
             if marks {
@@ -453,7 +464,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         f: impl FnMut(ChunkView<'_, Q>),
     ) {
         let ticks = self.start_run(world);
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ticks` was just started on `world` (cache up to date); the access contract
+        // while the views live is this fn's caller's.
         unsafe { self.for_each_chunk_at(world, ticks, f) }
     }
 
@@ -527,7 +539,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             tick: world.change_tick(),
             last_seen: self.last_seen,
         };
-        // SAFETY: forwarded caller contract.
+        // SAFETY: the cache was just updated for `world` and `ticks` reads its current tick;
+        // the access contract while the item lives is this fn's caller's.
         unsafe { self.get_at::<Q>(world, ticks, entity) }
     }
 

@@ -154,13 +154,14 @@ macro_rules! tuple_bundle {
             #[inline(always)]
             unsafe fn write_row(self, bases: &[NonNull<u8>], row: usize) {
                 debug_assert!($(bases.len() > $i &&)* true);
-                // SAFETY: forwarded from the caller contract: `bases[$i]` is in bounds and
-                // valid for a `$T` at `row`.
+                // SAFETY: `write_row`'s contract: `bases[$i]` is the column base of element `$i`'s
+                // type, and `row` an uninitialised row within the chunk's capacity.
                 unsafe { $(bases.get_unchecked($i).cast::<$T>().add(row).write(self.$i);)* }
             }
 
             unsafe fn replace(self, cells: &[NonNull<u8>], overwrite: &[bool]) -> Self::Replaced {
-                // SAFETY: forwarded from the caller contract; `replace` reads the old value
+                // SAFETY: `replace`'s contract: `cells[$i]` holds an initialised `$T` where
+                // `overwrite[$i]`, and is writable for one otherwise; `replace` reads the old value
                 // out before writing the new one, so nothing is dropped here.
                 unsafe {
                     ($(
@@ -175,7 +176,8 @@ macro_rules! tuple_bundle {
             }
 
             unsafe fn read(cells: &[NonNull<u8>]) -> Self {
-                // SAFETY: forwarded from the caller contract.
+                // SAFETY: `read`'s contract: `cells[$i]` holds an initialised `$T`, which the
+                // caller treats as moved out afterwards (so it is read once).
                 unsafe { ($(cells[$i].cast::<$T>().read(),)*) }
             }
         }

@@ -390,7 +390,8 @@ impl Chunk {
     #[inline(always)]
     pub unsafe fn mark_rows_unchecked(&self, col: usize, rows: std::ops::Range<usize>, tick: u64) {
         debug_assert!(rows.end <= self.len, "rows {rows:?} past {}", self.len);
-        // SAFETY: forwarded caller contract.
+        // SAFETY: the caller holds the write of rows of column `col` (this fn's contract), which
+        // is what `mark_changed_unchecked` asks.
         unsafe { self.mark_changed_unchecked(col, tick) };
         if let Some(m) = self.marks(col) {
             let all = rows.start == 0 && rows.end == self.len;

@@ -399,7 +399,8 @@ impl Class {
         if !to_system && BlockCache::keep(block.base, self.block) {
             return 0;
         }
-        // SAFETY: as above, and the cache did not take it.
+        // SAFETY: invariant 1 (see the comment above: a live allocation of `self.block`, no
+        // slot handed out, out of `blocks`), and the cache did not take it, so it is freed once.
         unsafe { alloc::dealloc(block.base.as_ptr(), self.block) };
         self.block.size()
     }

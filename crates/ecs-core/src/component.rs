@@ -135,7 +135,7 @@ impl ComponentInfo {
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
         unsafe fn drop_ptr<T>(ptr: *mut u8) {
-            // SAFETY: forwarded from the caller contract above.
+            // SAFETY: `ptr` points to a valid, aligned `T` never used again (this fn's contract).
             unsafe { ptr.cast::<T>().drop_in_place() }
         }
         Self {

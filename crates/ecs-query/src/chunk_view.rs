@@ -49,8 +49,9 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         chunk: &'w Chunk,
         tick: Tick,
     ) -> Self {
-        // SAFETY: forwarded caller contract; the view hands out every row of the chunk, so
-        // every row is marked (a bulk stamp).
+        // SAFETY: `new`'s contract (`cached` from the archetype owning `chunk`, the query's
+        // access held for `'w`, one view per chunk) is `fetch`'s and `mark_rows`'; the view hands
+        // out every row, so every row is marked (a bulk stamp).
         let fetch = unsafe {
             Q::mark_rows(cached, chunk, 0..chunk.len(), tick);
             Q::fetch(cached, chunk, tick)

@@ -277,7 +277,8 @@ macro_rules! write_element {
 
             #[inline(always)]
             unsafe fn mark_row(column: &ArchetypeColumn, chunk: &Chunk, row: usize, tick: Tick) {
-                // SAFETY: forwarded caller contract; `fetch` stamped the column with `tick`.
+                // SAFETY: the caller holds the write of `row` of this column (`mark_row`'s
+                // contract is `mark_row_unchecked`'s), and `fetch` stamped the column with `tick`.
                 unsafe { chunk.mark_row_unchecked(column.index(), row, tick) }
             }
 

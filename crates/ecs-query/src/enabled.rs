@@ -273,7 +273,9 @@ impl<T: Component> QueryFilter for Disabled<T> {}
 impl<T: Component> ExactQuery for Disabled<T> {}
 
 // SAFETY: forwards every item to `Q` except the enable-bit hooks, which keep every row; so
-// it reads and writes exactly what `Q` does.
+// it reads and writes exactly what `Q` does. Forwarding, the invariant each `unsafe` call below
+// relies on: `IgnoreEnabled<Q>`'s state, cached fetch, fetch and slice are `Q`'s own, so the
+// caller's contract for a method here is `Q`'s contract for the same method and arguments.
 unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     type Item<'w> = Q::Item<'w>;
     type Slice<'w> = Q::Slice<'w>;
@@ -313,7 +315,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
         rows: std::ops::Range<usize>,
         tick: Tick,
     ) {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::mark_rows(cached, chunk, rows, tick) }
     }
 
@@ -324,7 +326,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
 
     #[inline(always)]
     unsafe fn mark_row(cached: &Q::ArchetypeFetch, chunk: &Chunk, row: usize, tick: Tick) {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::mark_row(cached, chunk, row, tick) }
     }
 
@@ -369,7 +371,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
 
     #[inline(always)]
     unsafe fn fetch(cached: &Q::ArchetypeFetch, chunk: &Chunk, tick: Tick) -> Q::Fetch {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::fetch_ignoring_enabled(cached, chunk, tick) }
     }
 
@@ -379,25 +381,25 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
         chunk: &Chunk,
         tick: Tick,
     ) -> Q::Fetch {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::fetch_ignoring_enabled(cached, chunk, tick) }
     }
 
     #[inline(always)]
     unsafe fn item<'w>(fetch: &mut Q::Fetch, row: usize) -> Q::Item<'w> {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::item(fetch, row) }
     }
 
     #[inline(always)]
     unsafe fn slice<'w>(fetch: &Q::Fetch, len: usize) -> Q::Slice<'w> {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::slice(fetch, len) }
     }
 
     #[inline(always)]
     unsafe fn unslice(slice: Q::Slice<'_>) -> Q::Fetch {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::unslice(slice) }
     }
 
@@ -407,7 +409,7 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
         len: usize,
         f: &mut Func,
     ) {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::for_each_row(fetch, len, f) }
     }
 }
@@ -489,7 +491,8 @@ macro_rules! enabled_element {
             #[inline(always)]
             unsafe fn mark_row(column: &EnableColumn, chunk: &Chunk, row: usize, tick: Tick) {
                 if $writes {
-                    // SAFETY: forwarded caller contract; `fetch` stamped the column.
+                    // SAFETY: the caller holds the write of `row` of this column (`mark_row`'s contract, which
+                    // is `mark_row_unchecked`'s), and `fetch` stamped the column already.
                     unsafe { chunk.mark_row_unchecked(column.col as usize, row, tick) };
                 }
             }
@@ -540,5 +543,6 @@ unsafe impl<T: Component> ReadOnlyQuery for EnabledRO<T> {}
 // SAFETY: the pointer is to an `EnableMask` (atomics) in a chunk, shared between threads only
 // under the query's declared access.
 unsafe impl Send for MaskFetch {}
-// SAFETY: as above.
+// SAFETY: sharing a `MaskFetch` shares only that pointer to atomics, written as plain stores by
+// one thread per 64-row word (`EnableMask` invariant 3) under the query's declared access.
 unsafe impl Sync for MaskFetch {}

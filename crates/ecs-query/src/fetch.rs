@@ -445,7 +445,7 @@ pub unsafe trait WorldQuery {
         chunk: &Chunk,
         tick: Tick,
     ) -> Self::Fetch {
-        // SAFETY: forwarded caller contract.
+        // SAFETY: this method's contract is `fetch`'s, word for word (see its doc).
         unsafe { Self::fetch(cached, chunk, tick) }
     }
 

@@ -85,7 +85,8 @@ where
         tick: Tick,
         last_seen: Tick,
     ) -> Self {
-        // SAFETY: forwarded.
+        // SAFETY: `new`'s contract (the state is `world`'s, with its cache current, and the
+        // caller holds the query's access for `'w`) is `with_state`'s, for the borrowed state.
         unsafe { Self::with_state(world, StateRef::Borrowed(state), tick, last_seen) }
     }
 
@@ -312,7 +313,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         world: &'w World,
     ) -> QueryIter<'w, 's, Q, F> {
         let ticks = self.start_run(world);
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ticks` was just started on `world` (cache current); the access contract for
+        // `'w` is this fn's caller's.
         unsafe { self.iter_at(world, ticks) }
     }
 
@@ -333,7 +335,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
     {
         self.check_world(world);
-        // SAFETY: forwarded caller contract; the state is this world's.
+        // SAFETY: `check_world` just confirmed the state is this world's; `ticks` and the access
+        // for `'w` are this fn's caller's contract (`iter_at`'s `# Safety`).
         unsafe { QueryIter::new(world, self, ticks.tick(), ticks.last_seen()) }
     }
 }

@@ -253,7 +253,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         f: impl Fn(Q::Item<'_>) + Send + Sync,
     ) {
         let ticks = self.start_run(world);
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `ticks` was just started on `world` (cache current); the access contract while
+        // the tasks run is this fn's caller's.
         unsafe { self.par_for_each_at::<Q>(world, ticks, f) }
     }
 
@@ -274,8 +275,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let target = Parallelism::current();
         let tasks = self.tasks(world, ticks, self.split_for(world, &target));
         target.for_each(tasks, |task| {
-            // SAFETY: forwarded caller contract; tasks are disjoint row ranges of chunks their
-            // `cached` was found for.
+            // SAFETY: `tasks` cut each chunk into disjoint row ranges (on 64-row boundaries) whose
+            // `cached` was found in the chunk's archetype; the query's access is this fn's
+            // caller's contract, so each row is handed out once, by one task.
             unsafe { run_rows::<D>(&task, ticks, &f) }
         });
     }
@@ -491,7 +493,9 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     ticks: RunTicks,
     mut f: impl FnMut(D::Item<'w>),
 ) {
-    // SAFETY: forwarded caller contract; stamping a chunk's tick from two tasks is idempotent.
+    // SAFETY: `task.cached` was found in the archetype owning `task.chunk` and the caller holds
+    // `D`'s access to the task's rows (`run_rows`' contract); the column tick `fetch` stamps is
+    // an atomic store, so two tasks of one chunk stamping it is idempotent.
     let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
     let Some(words) = &task.mask else {
         // SAFETY: the task's rows are this task's only (a bulk stamp when they are the whole
@@ -523,7 +527,8 @@ unsafe fn run_rows<'w, D: WorldQuery>(
             // this task marks them.
             unsafe { D::mark_rows(task.cached, task.chunk, start..end, ticks.tick()) };
             for row in start..end {
-                // SAFETY: as above; each row is handed out once.
+                // SAFETY: `row` is a passing row of this task (below `chunk.len()`, as for
+                // `mark_rows` just above), handed out once.
                 f(unsafe { D::item(&mut fetch, row) });
             }
         }

@@ -188,7 +188,7 @@ impl<M: 'static, F: SystemParamFunction<M, Out = bool>> ConditionSystem for Cond
                 self.name
             );
         };
-        // SAFETY: forwarded caller contract: nothing running meanwhile conflicts with the
+        // SAFETY: the caller promises that nothing running meanwhile conflicts with the
         // declared access, and the parameters declared everything they touch.
         let params = unsafe { F::Param::get(state, world, &self.name) };
         self.func.call(params)

@@ -135,11 +135,13 @@ impl Unit {
     unsafe fn run_shared(&mut self, world: &World) -> bool {
         let mut go = true;
         for condition in &mut self.conditions {
-            // SAFETY: forwarded caller contract (the condition's access is in the union).
+            // SAFETY: the caller promises no conflict with the union of the system's and its
+            // conditions' access, which includes this condition's.
             go &= unsafe { condition.0.evaluate(world) };
         }
         if go {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: the caller's contract (nothing conflicting with this system's declared
+            // access runs meanwhile) is `run_shared`'s.
             unsafe { self.system.run_shared(world) };
         }
         go

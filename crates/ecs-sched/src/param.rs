@@ -454,7 +454,9 @@ macro_rules! param_tuple {
             #[allow(unused_variables, clippy::unused_unit, reason = "the empty tuple")]
             unsafe fn get<'w, 's>(state: &'s mut Self::State, world: &'w World, system: &str) -> Self::Item<'w, 's> {
                 let ($($P,)*) = state;
-                // SAFETY: forwarded caller contract, element by element.
+                // SAFETY: the tuple's access is the union of its elements' (checked disjoint when
+                // the system was built), so the caller's promise for the tuple (no conflicting
+                // access while the items live) covers each element's `get`.
                 ($(unsafe { $P::get($P, world, system) },)*)
             }
 

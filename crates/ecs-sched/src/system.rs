@@ -468,7 +468,7 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
                 self.name
             );
         };
-        // SAFETY: forwarded caller contract: no conflicting system runs meanwhile, and the
+        // SAFETY: the caller promises that no conflicting system runs meanwhile, and the
         // parameters declared everything they touch.
         let params = unsafe { F::Param::get(state, world, &self.name) };
         self.func.call(params);

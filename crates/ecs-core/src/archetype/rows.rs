@@ -97,7 +97,7 @@ impl Archetype {
         );
         let mut ptrs = [NonNull::dangling(); MAX_BUNDLE];
         for (p, &c) in ptrs.iter_mut().zip(cols) {
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `cells`' contract is `cell_at`'s for every column of `cols`, `c` among them.
             *p = unsafe { self.cell_at(addr, c as usize) };
         }
         RowCells {
@@ -112,7 +112,8 @@ impl Archetype {
     /// `row < self.len` (or the row being built by [`Archetype::push_row`]), `col` in range.
     #[inline]
     pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
-        // SAFETY: forwarded caller contract; `addr` panics rather than leave the chunks.
+        // SAFETY: `row` is live (or being pushed) and `col` in range (this fn's contract), and
+        // `addr` just computed the row's address (it panics rather than leave the chunks).
         unsafe { self.cell_at(self.addr(row), col) }
     }
 

@@ -21,7 +21,8 @@ struct Line([u8; 64]);
 // SAFETY: `Line` is `repr(C)` around 64 `u8`s with alignment 64: size 64, no padding, and every
 // bit pattern (all zeros included) is a valid value; it is `Copy` and `'static`.
 unsafe impl bytemuck::Zeroable for Line {}
-// SAFETY: as above.
+// SAFETY: the same layout facts: `repr(C)` over `[u8; 64]`, no padding, every bit pattern
+// valid, `Copy + 'static`, which is all `Pod` asks beyond `Zeroable`.
 unsafe impl bytemuck::Pod for Line {}
 
 const LINE: usize = size_of::<Line>();

@@ -160,6 +160,7 @@ macro_rules! tuple_bundle {
             }
 
             unsafe fn replace(self, cells: &[NonNull<u8>], overwrite: &[bool]) -> Self::Replaced {
+                debug_assert!($(cells.len() > $i && overwrite.len() > $i &&)* true);
                 // SAFETY: `replace`'s contract: `cells[$i]` holds an initialised `$T` where
                 // `overwrite[$i]`, and is writable for one otherwise; `replace` reads the old value
                 // out before writing the new one, so nothing is dropped here.
@@ -176,6 +177,7 @@ macro_rules! tuple_bundle {
             }
 
             unsafe fn read(cells: &[NonNull<u8>]) -> Self {
+                debug_assert!($(cells.len() > $i &&)* true);
                 // SAFETY: `read`'s contract: `cells[$i]` holds an initialised `$T`, which the
                 // caller treats as moved out afterwards (so it is read once).
                 unsafe { ($(cells[$i].cast::<$T>().read(),)*) }

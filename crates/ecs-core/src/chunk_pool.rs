@@ -129,6 +129,11 @@ impl ChunkPool {
     /// `ptr` came from [`ChunkPool::alloc`] on this pool with the same `chunk` layout, and is
     /// not used after this call (nor given back twice).
     pub(crate) unsafe fn free(&self, ptr: NonNull<u8>, chunk: Layout) {
+        debug_assert_eq!(
+            ptr.as_ptr().align_offset(chunk.align()),
+            0,
+            "not a chunk's address"
+        );
         let mut classes = self.lock();
         let class = classes
             .iter_mut()

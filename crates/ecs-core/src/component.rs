@@ -135,6 +135,7 @@ impl ComponentInfo {
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
         unsafe fn drop_ptr<T>(ptr: *mut u8) {
+            debug_assert!(!ptr.is_null() && ptr.align_offset(align_of::<T>()) == 0);
             // SAFETY: `ptr` points to a valid, aligned `T` never used again (this fn's contract).
             unsafe { ptr.cast::<T>().drop_in_place() }
         }

@@ -493,6 +493,16 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     ticks: RunTicks,
     mut f: impl FnMut(D::Item<'w>),
 ) {
+    debug_assert!(
+        task.rows.end <= task.chunk.len(),
+        "task rows past the chunk"
+    );
+    debug_assert!(task.rows.start % 64 == 0 || task.rows.start == 0);
+    debug_assert!(task
+        .arch
+        .chunks()
+        .iter()
+        .any(|c| std::ptr::eq(c, task.chunk)));
     // SAFETY: `task.cached` was found in the archetype owning `task.chunk` and the caller holds
     // `D`'s access to the task's rows (`run_rows`' contract); the column tick `fetch` stamps is
     // an atomic store, so two tasks of one chunk stamping it is idempotent.

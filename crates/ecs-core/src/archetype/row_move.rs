@@ -102,6 +102,12 @@ impl Archetype {
     /// # Safety
     /// Called once, right after `close_hole(.., Hole::Detached)`.
     unsafe fn drop_detached(&mut self) {
+        debug_assert!(
+            self.chunks
+                .last()
+                .is_some_and(|c| c.len() < self.layout.capacity()),
+            "no detached row past the end of the last chunk"
+        );
         let row = self.len;
         let guard = ReleaseEmptyTail(self);
         for col in 0..guard.0.columns.len() {

@@ -91,6 +91,7 @@ impl Archetype {
     /// As [`Archetype::cell_at`], for every column in `cols`.
     #[inline(always)]
     pub(crate) unsafe fn cells(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
+        debug_assert!(self.holds_addr(addr), "stale row address");
         assert!(
             cols.len() <= MAX_BUNDLE,
             "a bundle has at most {MAX_BUNDLE} components"
@@ -112,6 +113,10 @@ impl Archetype {
     /// `row < self.len` (or the row being built by [`Archetype::push_row`]), `col` in range.
     #[inline]
     pub(crate) unsafe fn cell(&self, row: usize, col: usize) -> NonNull<u8> {
+        debug_assert!(
+            row <= self.len && col < self.columns.len(),
+            "cell ({row}, {col})"
+        );
         // SAFETY: `row` is live (or being pushed) and `col` in range (this fn's contract), and
         // `addr` just computed the row's address (it panics rather than leave the chunks).
         unsafe { self.cell_at(self.addr(row), col) }
@@ -317,6 +322,10 @@ impl RowAddr {
 /// `src` is valid for reads and `dst` for writes of `size` bytes, and they do not overlap.
 #[inline(always)]
 pub(crate) unsafe fn copy_value(src: *const u8, dst: *mut u8, size: usize) {
+    debug_assert!(
+        size == 0 || src as usize + size <= dst as usize || dst as usize + size <= src as usize,
+        "overlapping copy"
+    );
     use std::ptr::copy_nonoverlapping as copy;
     // SAFETY: every arm copies exactly `size` bytes (caller contract).
     unsafe {

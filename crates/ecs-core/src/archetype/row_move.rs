@@ -53,14 +53,19 @@ impl Archetype {
             retire_row(&mut self.chunks, (last.chunk, last.r), (hole.chunk, hole.r));
         }
         let moved = if hole.row != last.row {
-            for col in 0..self.columns.len() {
-                let size = self.columns[col].size;
-                // SAFETY: both rows are below `len` and distinct, so the cells are initialised
-                // (the hole's only if `Detached`; a moved-out hole is overwritten, never read)
-                // and do not overlap; `last` is forgotten or detached right after.
+            debug_assert!(self.holds_addr(last) && self.holds_addr(hole));
+            // One pass over the column table, with each cell's address computed as `cell_at`
+            // does (`offset + r * size`), so the loop reads each column's entry once.
+            for meta in self.columns.iter() {
+                let size = meta.size;
+                // SAFETY: both rows are below `len` and distinct (`holds_addr`, checked in debug
+                // builds), so `offset + r * size` lies inside column `meta` of their chunks
+                // (`ChunkLayout` invariant 1); the cells are initialised (the hole's only if
+                // `Detached`; a moved-out hole is overwritten, never read) and do not overlap;
+                // `last` is forgotten or detached right after.
                 unsafe {
-                    let from = self.cell_at(last, col).as_ptr();
-                    let to = self.cell_at(hole, col).as_ptr();
+                    let from = last.data.as_ptr().add(meta.offset + last.r * size);
+                    let to = hole.data.as_ptr().add(meta.offset + hole.r * size);
                     match values {
                         Hole::MovedOut => copy_value(from, to, size),
                         Hole::Detached => std::ptr::swap_nonoverlapping(from, to, size),

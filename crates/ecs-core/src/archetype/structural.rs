@@ -110,9 +110,10 @@ impl Archetypes {
             }
             replaced
         };
-        // SAFETY: `from` is the entity's live row (checked by `locate`); an insert edge maps every source column to
-        // the target column of its type (invariant 5); `finish` writes every bundle element,
-        // which covers each target column the source lacks, and cannot unwind (plain writes).
+        // SAFETY: `from` is the entity's live row (checked by `locate`); an insert edge maps
+        // every source column to the target column of its type (invariant 5); `finish` writes
+        // every bundle element, which covers each target column the source lacks, and cannot
+        // unwind (plain writes).
         let (_, replaced) = unsafe {
             move_row(
                 src,
@@ -174,11 +175,11 @@ impl Archetypes {
             // move treats the source row as moved-out right after.
             unsafe { B::read(&cells) }
         };
-        // SAFETY: `from` is the entity's live row (checked by `locate`); a remove edge maps each kept column to the
-        // target column of its type and the bundle's to `REMOVED` (invariant 5); `finish` reads
-        // exactly the `REMOVED` columns (the bundle's), the target has no column the source
-        // lacks, and reading cannot unwind.
         let (_, values) =
+            // SAFETY: `from` is the entity's live row (checked by `locate`); a remove edge maps
+            // each kept column to the target column of its type and the bundle's to `REMOVED`
+            // (invariant 5); `finish` reads exactly the `REMOVED` columns (the bundle's), the
+            // target has no column the source lacks, and reading cannot unwind.
             unsafe { move_row(src, entity, from, dst, src_to_dst, entities, tick, finish) };
         Ok(values)
     }

@@ -7,7 +7,7 @@ use std::iter::FusedIterator;
 use ecs_core::{Archetype, ChangeWindow, Chunk, Tick, World};
 
 use crate::error::QueryError;
-use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
+use crate::fetch::{ExactQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::rows::{ChunkRows, RowMask};
 use crate::state::{QueryState, RunTicks};
@@ -256,77 +256,15 @@ impl<Q: WorldQuery, F: QueryFilter, D> FusedIterator for QueryIter<'_, '_, Q, F,
 }
 
 impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
-    /// Iterates a read-only query through a shared world.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRO};
-    /// let mut world = World::new();
-    /// world.spawn((1u32,));
-    /// world.spawn((2u32,));
-    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
-    /// assert_eq!(state.iter(&world).sum::<u32>(), 3);
-    /// ```
-    pub fn iter<'w, 's>(&'s mut self, world: &'w World) -> QueryIter<'w, 's, Q, F>
-    where
-        Q: ReadOnlyQuery,
-    {
-        // SAFETY: the query only reads, and `&World` keeps writers out.
-        unsafe { self.iter_unchecked(world) }
-    }
-
-    /// Iterates, with write access, through an exclusive world borrow.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRW};
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// state.iter_mut(&mut world).for_each(|n| *n += 1);
-    /// assert_eq!(world.get::<u32>(e), Ok(&2));
-    /// ```
-    pub fn iter_mut<'w, 's>(&'s mut self, world: &'w mut World) -> QueryIter<'w, 's, Q, F> {
-        // SAFETY: `&mut World` excludes every other access; the iterator yields each row once.
-        unsafe { self.iter_unchecked(world) }
-    }
-
-    /// Iterates through a shared world, even for writing queries.
+    /// [`QueryRun::iter`]: iterates the run `ticks` (from [`QueryState::start_run`] on this
+    /// world), yielding the items of `D`: the query itself, or its read-only form `Q::ReadOnly`.
     ///
     /// # Safety
-    /// While the iterator or its items live, nothing else accesses the components this query
-    /// writes, and nothing writes the components it reads (as a scheduler proves with access
-    /// sets).
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// # use ecs_query::{QueryState, RefRW};
-    /// let mut world = World::new();
-    /// let e = world.spawn((1u32,));
-    /// let mut state = QueryState::<RefRW<u32>>::new(&mut world);
-    /// // SAFETY: nothing else accesses the world while the iterator lives.
-    /// unsafe { state.iter_unchecked(&world) }.for_each(|n| *n = 4);
-    /// assert_eq!(world.get::<u32>(e), Ok(&4));
-    /// ```
-    pub unsafe fn iter_unchecked<'w, 's>(
-        &'s mut self,
-        world: &'w World,
-    ) -> QueryIter<'w, 's, Q, F> {
-        let ticks = self.start_run(world);
-        // SAFETY: `ticks` was just started on `world` (cache current); the access contract for
-        // `'w` is this fn's caller's.
-        unsafe { self.iter_at(world, ticks) }
-    }
-
-    /// Iterates the run `ticks` (from [`QueryState::start_run`] on this world), yielding the
-    /// items of `D`: the query itself, or its read-only form `Q::ReadOnly`.
-    ///
-    /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the access `D` declares.
+    /// [`QueryRun::new`]'s contract, for the access `D` declares.
     ///
     /// # Panics
     /// If `world` is not this state's world.
-    pub unsafe fn iter_at<'w, 's, D>(
+    pub(crate) unsafe fn run_iter<'w, 's, D>(
         &'s self,
         world: &'w World,
         ticks: RunTicks,
@@ -336,7 +274,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     {
         self.check_world(world);
         // SAFETY: `check_world` just confirmed the state is this world's; `ticks` and the access
-        // for `'w` are this fn's caller's contract (`iter_at`'s `# Safety`).
+        // for `'w` are this fn's caller's contract (`run_iter`'s `# Safety`).
         unsafe { QueryIter::new(world, self, ticks.tick(), ticks.last_seen()) }
     }
 }

@@ -79,7 +79,11 @@ mod option;
 mod par;
 mod pod;
 mod rows; // safe: row masks and enable-slot reads
-#[expect(unsafe_code, reason = "runs read-only queries through a shared world")]
+#[expect(
+    unsafe_code,
+    reason = "the one unsafe constructor of a query run; every loop is a safe method of it"
+)]
+mod run;
 mod shared;
 #[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
@@ -119,6 +123,7 @@ pub mod __private {
 pub use par::Parallelism;
 pub use pod::PodColumns;
 pub use rows::Rows;
+pub use run::QueryRun;
 pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use tick_filter::{AddTick, Added, ChangeTick, Changed, TickFilter, TickKind};

@@ -27,6 +27,7 @@ use crate::chunk_view::ChunkView;
 use crate::fetch::WorldQuery;
 use crate::filter::QueryFilter;
 use crate::rows::{ChunkRows, RowMask};
+use crate::run::QueryRun;
 use crate::state::{QueryState, RunTicks};
 
 /// Where the `par_*` query methods called on this thread run their tasks.
@@ -235,7 +236,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::par_for_each`] through a shared world.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -253,18 +254,18 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         f: impl Fn(Q::Item<'_>) + Send + Sync,
     ) {
         let ticks = self.start_run(world);
-        // SAFETY: `ticks` was just started on `world` (cache current); the access contract while
-        // the tasks run is this fn's caller's.
-        unsafe { self.par_for_each_at::<Q>(world, ticks, f) }
+        // SAFETY: the access while the tasks run is this fn's caller's contract, which is
+        // `QueryRun::new`'s; `ticks` were just started on `world`.
+        unsafe { QueryRun::<Q, F>::new(self, world, ticks) }.par_for_each(f);
     }
 
     /// `par_for_each` over the run `ticks`, yielding the items of `D` (the query itself, or
     /// `Q::ReadOnly`).
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the access `D` declares, for the duration of the
+    /// [`QueryRun::new`]'s contract, for the access `D` declares, for the duration of the
     /// call.
-    pub unsafe fn par_for_each_at<D>(
+    pub(crate) unsafe fn run_par_for_each<D>(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -285,8 +286,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::par_for_each_init`] through a shared world, over the run `ticks`.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
-    pub unsafe fn par_for_each_init_at<S>(
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
+    pub(crate) unsafe fn run_par_for_each_init<S>(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -296,7 +297,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let target = Parallelism::current();
         let tasks = self.tasks(world, ticks, self.split_for(world, &target));
         target.for_each_init(tasks, init, |state, task| {
-            // SAFETY: as in `par_for_each_at`.
+            // SAFETY: as in `run_par_for_each`.
             unsafe { run_rows::<Q>(&task, ticks, |item| f(state, item)) }
         });
     }
@@ -305,8 +306,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// in row order (tasks are row ranges, listed in row order), whatever the pool.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
-    pub unsafe fn par_for_each_collect_at<S: Send>(
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
+    pub(crate) unsafe fn run_par_for_each_collect<S: Send>(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -317,7 +318,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tasks = self.tasks(world, ticks, self.split_for(world, &target));
         target.map(tasks, |task| {
             let mut state = init();
-            // SAFETY: as in `par_for_each_at`.
+            // SAFETY: as in `run_par_for_each`.
             unsafe { run_rows::<Q>(&task, ticks, |item| f(&mut state, item)) };
             state
         })
@@ -326,8 +327,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::par_for_each_chunk`] through a shared world, over the run `ticks`.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
-    pub unsafe fn par_for_each_chunk_at(
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
+    pub(crate) unsafe fn run_par_for_each_chunk(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -358,8 +359,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::par_fold`] through a shared world, over the run `ticks`.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
-    pub unsafe fn par_fold_at<T: Send>(
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
+    pub(crate) unsafe fn run_par_fold<T: Send>(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -370,7 +371,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let tasks = self.tasks(world, ticks, Split::Chunks);
         let partials = Parallelism::current().map(tasks, |task| {
             let mut acc = Some(identity());
-            // SAFETY: as in `par_for_each_at`.
+            // SAFETY: as in `run_par_for_each`.
             unsafe {
                 run_rows::<Q>(&task, ticks, |item| {
                     let so_far = acc.take().expect("put back after each row");
@@ -398,8 +399,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(read.iter(&world).sum::<u32>(), (1..=100).sum());
     /// ```
     pub fn par_for_each(&mut self, world: &mut World, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.par_for_each_unchecked(world, f) }
+        self.run(world).par_for_each(f);
     }
 
     /// `par_for_each` with a state per rayon job, made by `init` (a scratch buffer, a random
@@ -425,9 +425,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         init: impl Fn() -> S + Send + Sync,
         f: impl Fn(&mut S, Q::Item<'_>) + Send + Sync,
     ) {
-        let ticks = self.start_run(world);
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.par_for_each_init_at(world, ticks, init, f) }
+        self.run(world).par_for_each_init(init, f);
     }
 
     /// Calls `f` once per matched chunk, chunks in parallel.
@@ -446,9 +444,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         world: &mut World,
         f: impl Fn(ChunkView<'_, Q>) + Send + Sync,
     ) {
-        let ticks = self.start_run(world);
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.par_for_each_chunk_at(world, ticks, f) }
+        self.run(world).par_for_each_chunk(f);
     }
 
     /// Folds every matched item in parallel: each chunk from `identity()` with `fold`, then the
@@ -476,9 +472,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         fold: impl Fn(T, Q::Item<'_>) -> T + Send + Sync,
         reduce: impl Fn(T, T) -> T,
     ) -> T {
-        let ticks = self.start_run(world);
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.par_fold_at(world, ticks, identity, fold, reduce) }
+        self.run(world).par_fold(identity, fold, reduce)
     }
 }
 

@@ -25,6 +25,7 @@ use crate::error::QueryError;
 use crate::fetch::ReadOnlyQuery;
 use crate::filter::QueryFilter;
 use crate::iter::{QueryIter, StateRef};
+use crate::run::QueryRun;
 use crate::state::{QueryState, RunTicks};
 
 /// A read-only query over a shared world, from [`QueryExt::query_ref`](crate::QueryExt::query_ref).
@@ -61,9 +62,10 @@ impl<'w, Q: ReadOnlyQuery + 'static, F: QueryFilter + 'static> SharedQuery<'w, Q
 }
 
 impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
-    /// The run window: the world's current tick, and every change counted as unseen.
-    fn ticks(&self) -> RunTicks {
-        RunTicks::fresh(self.world)
+    /// The query's run: the world's current tick, every change counted as unseen.
+    #[inline]
+    pub fn run(&self) -> QueryRun<'w, '_, Q, F> {
+        QueryRun::read_only(&*self.state, self.world, RunTicks::fresh(self.world))
     }
 
     /// An iterator over the items; `&self`, so several can run at once.
@@ -79,9 +81,7 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert_eq!(pairs, 4);
     /// ```
     pub fn iter(&self) -> QueryIter<'w, '_, Q, F> {
-        // SAFETY: `Q` and `F` only read (`ReadOnlyQuery`), and `&'w World` keeps every writer
-        // out while the items live; the state is this world's (invariant 1).
-        unsafe { self.state.iter_at::<Q>(self.world, self.ticks()) }
+        self.run().iter()
     }
 
     /// Calls `f` on every matched entity (the chunk-wise loop).
@@ -96,8 +96,7 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert_eq!(sum, 3);
     /// ```
     pub fn for_each(&self, f: impl FnMut(Q::Item<'w>)) {
-        // SAFETY: as in `iter`.
-        unsafe { self.state.for_each_at::<Q>(self.world, self.ticks(), f) }
+        self.run().for_each(f);
     }
 
     /// The item of one entity.
@@ -113,8 +112,7 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert_eq!(world.query_ref::<RefRO<u32>>().get(e), Ok(&5));
     /// ```
     pub fn get(&self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
-        // SAFETY: as in `iter`.
-        unsafe { self.state.get_at::<Q>(self.world, self.ticks(), entity) }
+        self.run().get(entity)
     }
 
     /// Whether `entity` is alive and matched.
@@ -128,7 +126,7 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert!(q.contains(a) && !q.contains(b));
     /// ```
     pub fn contains(&self, entity: Entity) -> bool {
-        self.state.contains_at(self.world, self.ticks(), entity)
+        self.run().contains(entity)
     }
 
     /// The item of the only matched entity.
@@ -158,7 +156,7 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert_eq!(world.query_ref::<RefRO<u32>>().count(), 1);
     /// ```
     pub fn count(&self) -> usize {
-        self.state.count_at(self.world)
+        self.run().count()
     }
 
     /// Whether no entity matches.
@@ -170,6 +168,6 @@ impl<'w, Q: ReadOnlyQuery, F: QueryFilter> SharedQuery<'w, Q, F> {
     /// assert!(world.query_ref::<RefRO<u32>>().is_empty()); // `u32` never registered
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
+        self.run().is_empty()
     }
 }

@@ -14,6 +14,7 @@ use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iter::QueryIter;
+use crate::run::QueryRun;
 use crate::shared::SharedQuery;
 use crate::state::{QueryState, RunTicks};
 
@@ -136,6 +137,22 @@ pub struct QueryBorrow<'w, Q: WorldQuery, F: QueryFilter = ()> {
 }
 
 impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
+    /// The query's run over the borrowed world in the window `ticks`: every method below is
+    /// one of the run's.
+    #[inline]
+    fn run(self, ticks: RunTicks) -> QueryRun<'w, 'w, Q, F> {
+        // SAFETY: the world is exclusively ours for `'w` (invariant 1), and the run is built
+        // once, by a method that consumes `self`.
+        unsafe { QueryRun::new(self.state, self.world, ticks) }
+    }
+
+    /// The window of a run: the world's tick advances, every change counts as unseen.
+    #[inline]
+    fn one_shot(self) -> QueryRun<'w, 'w, Q, F> {
+        let ticks = RunTicks::one_shot(self.world);
+        self.run(ticks)
+    }
+
     /// Calls `f` on every matched entity.
     ///
     /// ```
@@ -147,10 +164,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&2));
     /// ```
     pub fn for_each(self, f: impl FnMut(Q::Item<'w>)) {
-        let ticks = RunTicks::one_shot(self.world);
-        // SAFETY: the world is exclusively ours for `'w` (invariant 1); each row is yielded
-        // once.
-        unsafe { self.state.for_each_at::<Q>(self.world, ticks, f) }
+        self.one_shot().for_each(f);
     }
 
     /// Calls `f` once per matched chunk with its column slices.
@@ -164,9 +178,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&7));
     /// ```
     pub fn for_each_chunk(self, f: impl FnMut(ChunkView<'_, Q>)) {
-        let ticks = RunTicks::one_shot(self.world);
-        // SAFETY: as in `for_each`; each chunk is viewed once.
-        unsafe { self.state.for_each_chunk_at(self.world, ticks, f) }
+        self.one_shot().for_each_chunk(f);
     }
 
     /// Calls `f` on every matched entity from rayon's pool.
@@ -180,9 +192,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&3));
     /// ```
     pub fn par_for_each(self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        let ticks = RunTicks::one_shot(self.world);
-        // SAFETY: as in `for_each`; tasks get disjoint rows.
-        unsafe { self.state.par_for_each_at::<Q>(self.world, ticks, f) }
+        self.one_shot().par_for_each(f);
     }
 
     /// An iterator over the items.
@@ -196,10 +206,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// assert_eq!(world.query::<RefRO<u32>>().iter().sum::<u32>(), 3);
     /// ```
     pub fn iter(self) -> QueryIter<'w, 'w, Q, F> {
-        let ticks = RunTicks::one_shot(self.world);
-        // SAFETY: the world is exclusively ours for `'w` (invariant 1), and the iterator
-        // yields each row once.
-        unsafe { self.state.iter_at::<Q>(self.world, ticks) }
+        self.one_shot().iter()
     }
 
     /// The item of one entity.
@@ -218,9 +225,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     pub fn get(self, entity: Entity) -> Result<Q::Item<'w>, QueryError> {
         // Not a run: the tick stays, as it did for a fresh state's `get`.
         let ticks = RunTicks::fresh(self.world);
-        // SAFETY: the world is exclusively ours for `'w` (invariant 1), and one item is handed
-        // out.
-        unsafe { self.state.get_at::<Q>(self.world, ticks, entity) }
+        self.run(ticks).get(entity)
     }
 
     /// The item of the only matched entity.
@@ -254,6 +259,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// ```
     pub fn count(self) -> usize {
         // Not a run (the tick stays); the cached state's window is a fresh one (`cache`).
-        self.state.count_at(self.world)
+        let ticks = RunTicks::fresh(self.world);
+        self.run(ticks).count()
     }
 }

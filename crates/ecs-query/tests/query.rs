@@ -377,10 +377,6 @@ fn par_for_each_init_and_par_for_each_chunk_visit_every_row_once() {
 }
 
 #[test]
-#[expect(
-    unsafe_code,
-    reason = "drives the scheduler's unsafe per-task collection entry point"
-)]
 fn par_collect_returns_the_task_states_in_row_order() {
     let rows: u32 = if cfg!(miri) { 600 } else { 20_000 };
     let mut world = World::with_test_chunk_size(1024);
@@ -389,21 +385,68 @@ fn par_collect_returns_the_task_states_in_row_order() {
         .for_each(drop);
     let order: Vec<Entity> = world.query::<Entity>().iter().collect();
     let mut state = QueryState::<(Entity, RefRW<Health>)>::new(&mut world);
-    let ticks = state.start_run(&world);
     let tasks = support::in_pool(|| {
-        // SAFETY: nothing else touches the world while the call runs.
-        unsafe {
-            state.par_for_each_collect_at(
-                &world,
-                ticks,
-                Vec::new,
-                |seen: &mut Vec<Entity>, (e, h)| {
-                    h.0 += 1;
-                    seen.push(e);
-                },
-            )
-        }
+        state
+            .run(&mut world)
+            .par_for_each_collect(Vec::new, |seen: &mut Vec<Entity>, (e, h)| {
+                h.0 += 1;
+                seen.push(e);
+            })
     });
     assert!(tasks.len() > 1, "several tasks");
     assert_eq!(tasks.concat(), order);
+}
+
+/// The `_at` entry points of earlier releases still work, as forwarders to `QueryRun`.
+#[test]
+#[expect(unsafe_code, reason = "drives the deprecated unchecked entry points")]
+#[allow(deprecated)]
+fn the_deprecated_at_entry_points_forward_to_the_run() {
+    let mut world = World::new();
+    let a = world.spawn((Health(1),));
+    let b = world.spawn((Health(2), 'x'));
+    let mut state = QueryState::<RefRW<Health>>::new(&mut world);
+    let ticks = state.start_run(&world);
+    // SAFETY: nothing else touches the world while the items live.
+    unsafe {
+        state.for_each_at::<RefRW<Health>>(&world, ticks, |h| h.0 += 10);
+        state
+            .get_at::<RefRW<Health>>(&world, ticks, b)
+            .expect("matched")
+            .0 += 100;
+        let seen: Vec<u32> = state
+            .iter_at::<RefRO<Health>>(&world, ticks)
+            .map(|h| h.0)
+            .collect();
+        assert_eq!(seen.iter().sum::<u32>(), 11 + 112);
+    }
+    assert!(state.contains_at(&world, ticks, a));
+    assert_eq!(world.get::<Health>(a).map(|h| h.0), Ok(11));
+}
+
+/// A run started once yields the same rows through every method, and a read-only view of it
+/// counts what its iterator yields.
+#[test]
+fn a_query_run_agrees_across_its_methods() {
+    let mut world = World::with_test_chunk_size(1024);
+    world
+        .spawn_batch((0..500u32).map(|i| (Health(i),)))
+        .for_each(drop);
+    world
+        .spawn_batch((0..70u32).map(|i| (Health(i), 'x')))
+        .for_each(drop);
+    let mut state = QueryState::<(Entity, RefRW<Health>), Without<char>>::new(&mut world);
+    let mut run = state.run(&mut world);
+    run.reborrow().for_each(|(_, h)| h.0 *= 2);
+    let view = run.as_readonly();
+    assert_eq!(view.count(), 500);
+    assert_eq!(view.iter().count(), 500);
+    let first = view.iter().next().map(|(e, _)| e).expect("rows");
+    assert!(view.contains(first));
+    let sum: u64 = view.iter().map(|(_, h)| u64::from(h.0)).sum();
+    assert_eq!(sum, 2 * (0..500u64).sum::<u64>());
+    let folded = run
+        .reborrow()
+        .par_fold(|| 0u64, |acc, (_, h)| acc + u64::from(h.0), |x, y| x + y);
+    assert_eq!(folded, sum);
 }

@@ -11,17 +11,20 @@
 //! offers [`Query::as_readonly`] for shared reads. `count`, `contains` and `is_empty` take
 //! `&self` on every query.
 //!
-//! Soundness: the schedule guarantees that nothing running at the same time conflicts with the
-//! query's declared access. Within the system, mutable items are only handed out through
-//! `&mut self` (one at a time, or disjoint rows in `get_many_mut` and the `par_` methods), and a
-//! [`QueryRef`] borrows the query shared, so no `&mut` item can be alive beside it.
+//! Both are handles of one [`QueryRun`], the query crate's run core: `SystemParam::get` builds
+//! it once per system run, on the schedule's word that nothing running at the same time
+//! conflicts with the query's declared access (the one unsafe step); every method here is one
+//! of the run's safe methods. Within the system, mutable items are only handed out through
+//! `&mut self` ([`QueryRun::reborrow`]: one at a time, or disjoint rows in `get_many_mut` and
+//! the `par_` methods), and a [`QueryRef`] borrows the query shared, so no `&mut` item can be
+//! alive beside it.
 
 use std::marker::PhantomData;
 
 use ecs_core::{Components, Entity, World};
 use ecs_query::{
-    ChunkView, QueryError, QueryFilter, QueryIter, QueryKind, QueryState, ROItem, ReadKind,
-    ReadOnlyQuery, RunTicks, WorldQuery, WriteKind,
+    ChunkView, QueryError, QueryFilter, QueryIter, QueryKind, QueryRun, QueryState, ReadKind,
+    ReadOnlyQuery, WorldQuery, WriteKind,
 };
 
 use crate::access_set::{Conflict, SystemAccess};
@@ -46,9 +49,7 @@ use crate::param::SystemParam;
 /// The last parameter is the query's [`QueryKind`], computed from `Q`; leave it out.
 pub struct Query<'w, 's, Q: WorldQuery, F: QueryFilter = (), K: QueryKind = <Q as WorldQuery>::Kind>
 {
-    world: &'w World,
-    state: &'s QueryState<Q, F>,
-    ticks: RunTicks,
+    run: QueryRun<'w, 's, Q, F>,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -83,82 +84,10 @@ pub struct Query<'w, 's, Q: WorldQuery, F: QueryFilter = (), K: QueryKind = <Q a
 /// schedule.run(&mut world).unwrap();
 /// assert_eq!((world.get::<Pos>(a).unwrap().0, world.get::<Pos>(b).unwrap().0), (5.0, 5.0));
 /// ```
-pub struct QueryRef<'a, Q: WorldQuery, F: QueryFilter = ()> {
-    world: &'a World,
-    state: &'a QueryState<Q, F>,
-    ticks: RunTicks,
-}
-
-impl<Q: WorldQuery, F: QueryFilter> Clone for QueryRef<'_, Q, F> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<Q: WorldQuery, F: QueryFilter> Copy for QueryRef<'_, Q, F> {}
-
-impl<'a, Q: WorldQuery, F: QueryFilter> QueryRef<'a, Q, F> {
-    /// The read-only item of one entity.
-    ///
-    /// # Errors
-    /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
-    pub fn get(&self, entity: Entity) -> Result<ROItem<'a, Q>, QueryError> {
-        // SAFETY: reads only what the query declares (its read-only form reads a subset of
-        // it); the schedule keeps conflicting systems out, and this view borrows the query
-        // shared, so none of its `&mut` items is alive (module doc).
-        unsafe {
-            self.state
-                .get_at::<Q::ReadOnly>(self.world, self.ticks, entity)
-        }
-    }
-
-    /// Whether `entity` is alive and matched.
-    pub fn contains(&self, entity: Entity) -> bool {
-        self.state.contains_at(self.world, self.ticks, entity)
-    }
-
-    /// Iterates the read-only items.
-    pub fn iter(&self) -> QueryIter<'a, 'a, Q, F, Q::ReadOnly> {
-        // SAFETY: as in `get`.
-        unsafe { self.state.iter_at::<Q::ReadOnly>(self.world, self.ticks) }
-    }
-
-    /// Calls `f` on every read-only item (the chunk-wise loop of `for_each`).
-    pub fn for_each(&self, f: impl FnMut(ROItem<'a, Q>)) {
-        // SAFETY: as in `get`.
-        unsafe {
-            self.state
-                .for_each_at::<Q::ReadOnly>(self.world, self.ticks, f)
-        }
-    }
-
-    /// Calls `f` on every read-only item, in parallel.
-    pub fn par_for_each(&self, f: impl Fn(ROItem<'_, Q>) + Send + Sync) {
-        // SAFETY: as in `get`.
-        unsafe {
-            self.state
-                .par_for_each_at::<Q::ReadOnly>(self.world, self.ticks, f)
-        }
-    }
-
-    /// Number of matched entities, O(matched chunks).
-    pub fn count(&self) -> usize {
-        self.iter().map(drop).count()
-    }
-
-    /// Whether no entity matches.
-    pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
-    }
-
-    /// The read-only item of the only matched entity.
-    ///
-    /// # Errors
-    /// [`QueryError::NoEntities`] or [`QueryError::MultipleEntities`].
-    pub fn single(&self) -> Result<ROItem<'a, Q>, QueryError> {
-        self.iter().single()
-    }
-}
+///
+/// It is the query's [`QueryRun`] with read-only items, so its methods are the run's: `get`,
+/// `contains`, `iter`, `for_each`, `par_for_each`, `count`, `is_empty`, `single`.
+pub type QueryRef<'a, Q, F = ()> = QueryRun<'a, 'a, Q, F, <Q as WorldQuery>::ReadOnly>;
 
 impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K> {
     /// A shared read-only view: `&T` for every `RefRW<T>`, usable from many threads.
@@ -180,11 +109,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(*world.resource::<u32>(), 5);
     /// ```
     pub fn as_readonly(&self) -> QueryRef<'_, Q, F> {
-        QueryRef {
-            world: self.world,
-            state: self.state,
-            ticks: self.ticks,
-        }
+        self.run.as_readonly()
     }
 
     /// Number of matched entities, O(matched chunks), touching no column.
@@ -204,17 +129,17 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(*world.resource::<usize>(), 2);
     /// ```
     pub fn count(&self) -> usize {
-        self.as_readonly().count()
+        self.run.count()
     }
 
     /// Whether `entity` is alive and matched by this query.
     pub fn contains(&self, entity: Entity) -> bool {
-        self.as_readonly().contains(entity)
+        self.run.contains(entity)
     }
 
     /// Whether no entity matches.
     pub fn is_empty(&self) -> bool {
-        self.as_readonly().is_empty()
+        self.run.is_empty()
     }
 
     /// Iterates with write access.
@@ -232,9 +157,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(world.get::<u32>(e), Ok(&8));
     /// ```
     pub fn iter_mut(&mut self) -> QueryIter<'_, '_, Q, F> {
-        // SAFETY: the schedule keeps conflicting systems out; `&mut self` keeps one iterator
-        // (and no other item of this query) alive at a time.
-        unsafe { self.state.iter_at::<Q>(self.world, self.ticks) }
+        self.run.reborrow().iter()
     }
 
     /// The item of one entity, with write access.
@@ -242,8 +165,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// # Errors
     /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
     pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        // SAFETY: as in `iter_mut`; the item borrows `self` mutably.
-        unsafe { self.state.get_at::<Q>(self.world, self.ticks, entity) }
+        self.run.reborrow().get(entity)
     }
 
     /// The item of the only matched entity, with write access: for a query expected to match
@@ -300,22 +222,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
         &mut self,
         entities: [Entity; N],
     ) -> Result<[Q::Item<'_>; N], QueryError> {
-        for (i, e) in entities.iter().enumerate() {
-            if entities[..i].contains(e) {
-                return Err(QueryError::AliasedEntities(*e));
-            }
-            if !self.contains(*e) {
-                // The same lookup `get_at` makes, for its typed error.
-                self.as_readonly().get(*e)?;
-            }
-        }
-        // SAFETY: as in `iter_mut`; the entities are distinct, so their rows are, and each
-        // row's item is handed out once; every one was just found.
-        Ok(entities.map(|e| unsafe {
-            self.state
-                .get_at::<Q>(self.world, self.ticks, e)
-                .unwrap_or_else(|_| unreachable!("checked above"))
-        }))
+        self.run.reborrow().get_many(entities)
     }
 
     /// Calls `f` once per matched chunk.
@@ -333,8 +240,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(world.get::<u32>(e), Ok(&0));
     /// ```
     pub fn for_each_chunk(&mut self, f: impl FnMut(ChunkView<'_, Q>)) {
-        // SAFETY: as in `iter_mut`.
-        unsafe { self.state.for_each_chunk_at(self.world, self.ticks, f) }
+        self.run.reborrow().for_each_chunk(f);
     }
 
     /// Calls `f` on every matched entity in parallel, on the schedule's threads (on the
@@ -353,8 +259,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(world.get::<u32>(e), Ok(&16));
     /// ```
     pub fn par_for_each(&mut self, f: impl Fn(Q::Item<'_>) + Send + Sync) {
-        // SAFETY: as in `iter_mut`; tasks are disjoint rows.
-        unsafe { self.state.par_for_each_at::<Q>(self.world, self.ticks, f) }
+        self.run.reborrow().par_for_each(f);
     }
 
     /// `par_for_each` with a state per rayon job made by `init` (scratch space, a counter);
@@ -384,11 +289,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
         init: impl Fn() -> S + Send + Sync,
         f: impl Fn(&mut S, Q::Item<'_>) + Send + Sync,
     ) {
-        // SAFETY: as in `par_for_each`.
-        unsafe {
-            self.state
-                .par_for_each_init_at(self.world, self.ticks, init, f)
-        }
+        self.run.reborrow().par_for_each_init(init, f);
     }
 
     /// Calls `f` once per matched chunk, chunks in parallel.
@@ -406,8 +307,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
     /// assert_eq!(world.get::<u32>(e), Ok(&7));
     /// ```
     pub fn par_for_each_chunk(&mut self, f: impl Fn(ChunkView<'_, Q>) + Send + Sync) {
-        // SAFETY: as in `par_for_each`; one task per chunk.
-        unsafe { self.state.par_for_each_chunk_at(self.world, self.ticks, f) }
+        self.run.reborrow().par_for_each_chunk(f);
     }
 
     /// Folds every item in parallel: each chunk from `identity()` with `fold`, then the
@@ -436,11 +336,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
         fold: impl Fn(T, Q::Item<'_>) -> T + Send + Sync,
         reduce: impl Fn(T, T) -> T,
     ) -> T {
-        // SAFETY: as in `par_for_each`.
-        unsafe {
-            self.state
-                .par_fold_at(self.world, self.ticks, identity, fold, reduce)
-        }
+        self.run.reborrow().par_fold(identity, fold, reduce)
     }
 
     /// `par_for_each` that records commands: each task records into a [`ParCommands`] of its
@@ -470,11 +366,10 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter, K: QueryKind> Query<'w, 's, Q, F, K>
         commands: &mut Commands,
         f: impl Fn(&mut ParCommands, Q::Item<'_>) + Send + Sync,
     ) {
-        // SAFETY: as in `par_for_each`.
-        let buffers = unsafe {
-            self.state
-                .par_for_each_collect_at(self.world, self.ticks, ParCommands::default, f)
-        };
+        let buffers = self
+            .run
+            .reborrow()
+            .par_for_each_collect(ParCommands::default, f);
         commands.append_all(buffers);
     }
 }
@@ -505,8 +400,7 @@ impl<'w, 's, Q: ReadOnlyQuery, F: QueryFilter> Query<'w, 's, Q, F, ReadKind> {
     /// assert_eq!(world.get::<Seen>(hunter).unwrap().0, 4.0);
     /// ```
     pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, QueryError> {
-        // SAFETY: `Q` only reads (`ReadOnlyQuery`); the schedule keeps writers out.
-        unsafe { self.state.get_at::<Q>(self.world, self.ticks, entity) }
+        self.run.get(entity)
     }
 
     /// Iterates; `&self`, so several iterations can run at once.
@@ -528,14 +422,12 @@ impl<'w, 's, Q: ReadOnlyQuery, F: QueryFilter> Query<'w, 's, Q, F, ReadKind> {
     /// assert_eq!(*world.resource::<u64>(), 5);
     /// ```
     pub fn iter(&self) -> QueryIter<'_, '_, Q, F> {
-        // SAFETY: as in `get`.
-        unsafe { self.state.iter_at::<Q>(self.world, self.ticks) }
+        self.run.iter()
     }
 
     /// Calls `f` on every matched entity (the chunk-wise loop); `&self`.
     pub fn for_each(&self, f: impl FnMut(Q::Item<'_>)) {
-        // SAFETY: as in `get`.
-        unsafe { self.state.for_each_at::<Q>(self.world, self.ticks, f) }
+        self.run.for_each(f);
     }
 
     /// The item of the only matched entity; `&self`.
@@ -617,8 +509,7 @@ impl<'w, 's, Q: WorldQuery, F: QueryFilter> Query<'w, 's, Q, F, WriteKind> {
     /// assert_eq!(world.get::<u32>(e), Ok(&5));
     /// ```
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
-        // SAFETY: as in `iter_mut`.
-        unsafe { self.state.for_each_at::<Q>(self.world, self.ticks, f) }
+        self.run.reborrow().for_each(f);
     }
 }
 
@@ -647,9 +538,10 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam for Q
     ) -> Self::Item<'w, 's> {
         let ticks = state.start_run(world);
         Query {
-            world,
-            state,
-            ticks,
+            // SAFETY: this fn's contract: the schedule runs nothing that conflicts with the
+            // access `declare` recorded (the query's reads, writes and filter reads) while the
+            // system's items live.
+            run: unsafe { QueryRun::new(state, world, ticks) },
             _kind: PhantomData,
         }
     }

@@ -7,12 +7,14 @@
 //! Each run advances the world's change tick: writes are stamped with the run's tick and
 //! `Changed<T>` passes chunks stamped at or after the state's previous run. A run's window is a
 //! [`RunTicks`] value: the safe methods start a run per call; a scheduler starts one per system
-//! run ([`QueryState::start_run`]) and then calls the `_at` entry points, which take `&self`, so
-//! several read-only views of one state can work at once.
+//! run ([`QueryState::start_run`]) and wraps it in a [`QueryRun`](crate::QueryRun), which needs
+//! the state only by `&self`, so several read-only views of one state can work at once.
 //!
-//! This file builds a state, matches archetypes and classifies chunks; `run` holds the runs
-//! over it (the safe entry points and the unchecked ones schedulers call).
+//! This file builds a state, matches archetypes and classifies chunks; `run` holds the loops
+//! of a run and the state's own entry points; `deprecated` the `_at` forwarders of earlier
+//! releases.
 
+mod deprecated;
 mod run;
 
 use std::any::type_name;

@@ -1,10 +1,10 @@
 //! The runs of a [`QueryState`]: the safe entry points (`for_each`, `get`, `single`, `count`,
-//! ...) and the unchecked ones schedulers call (`for_each_at`, `for_each_chunk_at`, `get_at`,
+//! ...) and the unchecked ones schedulers call (`run_for_each`, `run_for_each_chunk`, `run_get`,
 //! ...). Every run asks [`QueryState::classify`] which rows of a chunk it visits.
 
 use std::any::type_name;
 
-use ecs_core::{Archetype, ChangeWindow, Chunk, Entity, Tick, World};
+use ecs_core::{Archetype, Chunk, Entity, Tick, World};
 
 use super::{QueryState, RunTicks};
 use crate::chunk_view::ChunkView;
@@ -12,6 +12,7 @@ use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::rows::{ChunkRows, RowMask};
+use crate::run::QueryRun;
 
 /// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
 /// as streaming from memory and prefetches each next chunk piece by piece. Below it the
@@ -41,8 +42,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&5));
     /// ```
     pub fn for_each(&mut self, world: &mut World, f: impl FnMut(Q::Item<'_>)) {
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.for_each_unchecked(world, f) }
+        self.run(world).for_each(f);
     }
 
     /// Calls `f` once per matched chunk with a view of its column slices.
@@ -58,8 +58,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(rows, 10);
     /// ```
     pub fn for_each_chunk(&mut self, world: &mut World, f: impl FnMut(ChunkView<'_, Q>)) {
-        // SAFETY: `&mut World` excludes every other access.
-        unsafe { self.for_each_chunk_unchecked(world, f) }
+        self.run(world).for_each_chunk(f);
     }
 
     /// The item of one entity of a read-only query.
@@ -84,8 +83,8 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     where
         Q: ReadOnlyQuery,
     {
-        // SAFETY: read-only through `&World`.
-        unsafe { self.get_unchecked(world, entity) }
+        let ticks = self.peek(world);
+        QueryRun::read_only(self, world, ticks).get(entity)
     }
 
     /// The item of one entity, with write access.
@@ -107,8 +106,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         world: &'w mut World,
         entity: Entity,
     ) -> Result<Q::Item<'w>, QueryError> {
-        // SAFETY: `&mut World` excludes every other access, and one item is handed out.
-        unsafe { self.get_unchecked(world, entity) }
+        let ticks = self.peek(world);
+        // SAFETY: `&'w mut World` excludes every other access for `'w`; `ticks` are `world`'s.
+        unsafe { QueryRun::<Q, F>::new(self, world, ticks) }.get(entity)
     }
 
     /// The item of the only matched entity of a read-only query.
@@ -165,15 +165,26 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(state.count(&world), 1);
     /// ```
     pub fn count(&mut self, world: &World) -> usize {
-        self.update_archetypes(world);
-        self.count_at(world)
+        let ticks = self.peek(world);
+        self.count_in(world, ticks)
     }
 
-    /// [`QueryState::count`] over the archetypes matched so far.
-    pub(crate) fn count_at(&self, world: &World) -> usize {
+    /// Brings the cache up to date for `world` and returns the window of a look that is not a
+    /// run (`get`, `count`): the world's current tick, changes since this state's last run.
+    fn peek(&mut self, world: &World) -> RunTicks {
+        self.update_archetypes(world);
+        RunTicks {
+            tick: world.change_tick(),
+            last_seen: self.last_seen,
+        }
+    }
+
+    /// The number of matched entities in the window `ticks`, over the archetypes matched so
+    /// far.
+    pub(crate) fn count_in(&self, world: &World, ticks: RunTicks) -> usize {
         self.check_world(world);
         let archetypes = world.archetypes();
-        let window = ChangeWindow::new(world.change_tick(), self.last_seen);
+        let window = ticks.window();
         self.matched
             .iter()
             .enumerate()
@@ -187,12 +198,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             .sum()
     }
 
-    // ----- unchecked entry points (schedulers) ----------------------------------------------
+    // ----- unchecked entry points ----------------------------------------------------------
 
     /// [`QueryState::for_each`] through a shared world.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    /// As [`QueryRun::new`], for the duration of the call.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -205,31 +216,23 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// assert_eq!(world.get::<u32>(e), Ok(&4));
     /// ```
     pub unsafe fn for_each_unchecked(&mut self, world: &World, f: impl FnMut(Q::Item<'_>)) {
-        // SAFETY: this fn's contract (nothing else touches what the query writes, nothing writes
-        // what it reads, while it runs) is `for_each_in`'s, for the duration of this call.
-        unsafe { self.for_each_in(world, f) }
-    }
-
-    /// The `for_each` loop, with items of the world's lifetime.
-    ///
-    /// # Safety
-    /// As [`QueryState::iter_unchecked`], for as long as `'w`.
-    pub(crate) unsafe fn for_each_in<'w>(&mut self, world: &'w World, f: impl FnMut(Q::Item<'w>)) {
         let ticks = self.start_run(world);
-        // SAFETY: `ticks` was just started on `world`, whose cache `start_run` brought up to
-        // date; the access contract for `'w` is this fn's caller's (`iter_unchecked`'s).
-        unsafe { self.for_each_at::<Q>(world, ticks, f) }
+        // SAFETY: the access this call needs is its caller's contract (`QueryRun::new`'s, for
+        // the duration of the call); `ticks` were just started on `world`.
+        unsafe { QueryRun::<Q, F>::new(self, world, ticks) }.for_each(f);
     }
 
-    /// The `for_each` loop over the run `ticks`, yielding the items of `D` (the query itself,
-    /// or `Q::ReadOnly`), of the world's lifetime.
+    // ----- the loops of a run (`QueryRun`) ---------------------------------------------------
+
+    /// [`QueryRun::for_each`]: the loop over the run `ticks`, yielding the items of `D` (the
+    /// query itself, or `Q::ReadOnly`), of the world's lifetime.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the access `D` declares, for as long as `'w`.
+    /// [`QueryRun::new`]'s contract, for the access `D` declares, for as long as `'w`.
     ///
     /// # Panics
     /// If `world` is not this state's world.
-    pub unsafe fn for_each_at<'w, D>(
+    pub(crate) unsafe fn run_for_each<'w, D>(
         &self,
         world: &'w World,
         ticks: RunTicks,
@@ -319,7 +322,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && arch.enableable_columns().is_empty()
     }
 
-    /// `for_each_at`'s loop over the chunks of an archetype of several chunks where
+    /// `run_for_each`'s loop over the chunks of an archetype of several chunks where
     /// [`QueryState::passes_every_row`] holds: fetch, stamp, every row. Kept out of line: its
     /// prefetch bookkeeping would otherwise be carried through the loop over archetypes, which
     /// costs the many small one-chunk archetypes of a fragmented world more than a call per
@@ -327,7 +330,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ///
     /// # Safety
     /// `cached` is the `k`-th matched archetype's fetch and `arch` that archetype; as
-    /// [`QueryState::for_each_at`] for the access `D` declares.
+    /// [`QueryState::run_for_each`] for the access `D` declares.
     #[inline(never)]
     unsafe fn for_each_plain<'w, D>(
         &self,
@@ -446,7 +449,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::for_each_chunk`] through a shared world.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    /// As [`QueryRun::new`], for the duration of the call.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -464,19 +467,19 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         f: impl FnMut(ChunkView<'_, Q>),
     ) {
         let ticks = self.start_run(world);
-        // SAFETY: `ticks` was just started on `world` (cache up to date); the access contract
-        // while the views live is this fn's caller's.
-        unsafe { self.for_each_chunk_at(world, ticks, f) }
+        // SAFETY: the access this call needs is its caller's contract (`QueryRun::new`'s, for
+        // the duration of the call); `ticks` were just started on `world`.
+        unsafe { QueryRun::<Q, F>::new(self, world, ticks) }.for_each_chunk(f);
     }
 
-    /// [`QueryState::for_each_chunk_unchecked`] over the run `ticks`.
+    /// [`QueryRun::for_each_chunk`] over the run `ticks`.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the duration of the call.
+    /// [`QueryRun::new`]'s contract, for the duration of the call.
     ///
     /// # Panics
     /// If `world` is not this state's world.
-    pub unsafe fn for_each_chunk_at(
+    pub(crate) unsafe fn run_for_each_chunk(
         &self,
         world: &World,
         ticks: RunTicks,
@@ -517,7 +520,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::get`] through a shared world, for any query.
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], while the item lives.
+    /// As [`QueryRun::new`], while the item lives.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -534,27 +537,24 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         world: &'w World,
         entity: Entity,
     ) -> Result<Q::Item<'w>, QueryError> {
-        self.update_archetypes(world);
-        let ticks = RunTicks {
-            tick: world.change_tick(),
-            last_seen: self.last_seen,
-        };
-        // SAFETY: the cache was just updated for `world` and `ticks` reads its current tick;
-        // the access contract while the item lives is this fn's caller's.
-        unsafe { self.get_at::<Q>(world, ticks, entity) }
+        let ticks = self.peek(world);
+        // SAFETY: the access while the item lives is this fn's caller's contract
+        // (`QueryRun::new`'s); `ticks` are `world`'s.
+        unsafe { QueryRun::<Q, F>::new(self, world, ticks) }.get(entity)
     }
 
-    /// The item of `D` (the query itself, or `Q::ReadOnly`) for one entity, in the run `ticks`.
+    /// [`QueryRun::get`]: the item of `D` (the query itself, or `Q::ReadOnly`) for one entity,
+    /// in the run `ticks`.
     ///
     /// # Errors
     /// [`QueryError::NoSuchEntity`] or [`QueryError::NoMatch`].
     ///
     /// # Safety
-    /// As [`QueryState::iter_unchecked`], for the access `D` declares, while the item lives.
+    /// [`QueryRun::new`]'s contract, for the access `D` declares, while the item lives.
     ///
     /// # Panics
     /// If `world` is not this state's world.
-    pub unsafe fn get_at<'w, D>(
+    pub(crate) unsafe fn run_get<'w, D>(
         &self,
         world: &'w World,
         ticks: RunTicks,
@@ -563,7 +563,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     where
         D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
     {
-        let (k, chunk, row) = self.find(world, ticks, entity)?;
+        let (k, chunk, row) = self.run_find(world, ticks, entity)?;
         // SAFETY: `cached[k]` was found in the archetype that owns `chunk` (invariant 2);
         // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
         unsafe {
@@ -573,16 +573,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// Whether `entity` is alive and matched in the run `ticks`.
-    ///
-    /// # Panics
-    /// If `world` is not this state's world.
-    pub fn contains_at(&self, world: &World, ticks: RunTicks, entity: Entity) -> bool {
-        self.find(world, ticks, entity).is_ok()
-    }
-
-    /// Where `entity`'s row is: (matched index, chunk, row in chunk), if it matches.
-    fn find<'w>(
+    /// Where `entity`'s row is in the run `ticks`: (matched index, chunk, row in chunk), if it
+    /// is alive and matched.
+    pub(crate) fn run_find<'w>(
         &self,
         world: &'w World,
         ticks: RunTicks,

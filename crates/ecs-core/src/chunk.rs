@@ -21,7 +21,7 @@ use crate::chunk_layout::{ChunkLayout, CACHE_LINE};
 use crate::chunk_pool::ChunkPool;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
-use crate::row_ticks::{ChangeWindow, ColumnMarks, RowMarks};
+use crate::row_ticks::{ChangeWindow, ColumnTicks, RowTicks};
 use crate::sync::{AtomicU64, Ordering};
 use std::sync::atomic::AtomicU32;
 
@@ -29,11 +29,11 @@ use std::sync::atomic::AtomicU32;
 const INLINE_COLUMNS: usize = 8;
 
 /// The first `len` of a column's row ticks as plain `u32`s, for a loop that vectorises; sound
-/// under the access rule written on `ColumnMarks`.
+/// under the access rule written on `ColumnTicks`.
 fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
     let ticks = &ticks[..len.min(ticks.len())];
     // SAFETY: `AtomicU32` has the size and alignment of `u32`; the slice is live for the
-    // borrow; by `ColumnMarks`' access rule no store to these ticks happens while a reader
+    // borrow; by `ColumnTicks`' access rule no store to these ticks happens while a reader
     // holds `&Chunk`, so the non-atomic reads race with nothing.
     unsafe { std::slice::from_raw_parts(ticks.as_ptr().cast::<u32>(), ticks.len()) }
 }
@@ -43,7 +43,7 @@ fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
 /// # Invariants
 /// 1. `data` is a slot of `alloc` (`layout.alloc_layout()` for the archetype's `layout`)
 ///    handed out by `pool` and owned by this chunk alone, and
-///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row marks) or
+///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row ticks) or
 ///    has one entry per column, whose arrays hold `layout.capacity()` ticks.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
 ///    column are initialised; rows `len..` are not.
@@ -81,9 +81,9 @@ pub struct Chunk {
     masks: ChunkMasks,
     /// One value per chunk component type; see the `chunk_component` module.
     values: ChunkValues,
-    /// Per component column, its row marks (`row_ticks`), for the types some `Changed` or
+    /// Per component column, its row ticks (`row_ticks`), for the types some `Changed` or
     /// `Added` reader asked about; empty when no column keeps any.
-    marks: Box<[ColumnMarks]>,
+    marks: Box<[ColumnTicks]>,
 }
 
 // SAFETY: a chunk owns its block, its tick arrays, masks and chunk values; the values in the
@@ -96,7 +96,7 @@ unsafe impl Send for Chunk {}
 //   `bulk` ticks of `marks`;
 // - the row ticks in `marks` are atomics, stored only by a holder of write access to the
 //   rows' column (`mark_row_unchecked` / `mark_rows_unchecked` are `unsafe` for that), and
-//   read non-atomically only under `ColumnMarks`' access rule (see `ColumnMarks::plain`);
+//   read non-atomically only under `ColumnTicks`' access rule (see `ColumnTicks::plain`);
 // - the enable words in `masks` are atomics written as plain loads and stores by one thread
 //   per word (`EnableMask` invariant 3: writers hold the component's write access, and the
 //   parallel split cuts chunks on 64-row boundaries), or by `set_shared`'s read-modify-write;
@@ -108,29 +108,29 @@ unsafe impl Sync for Chunk {}
 
 impl Chunk {
     /// Heap bytes this chunk owns besides its block: the tick list, once it spills, and the
-    /// row marks of the columns that keep them.
+    /// row ticks of the columns that keep them.
     pub(crate) fn heap_bytes(&self) -> usize {
         let ticks = if self.changed.spilled() {
             self.changed.capacity() * size_of::<AtomicU64>()
         } else {
             0
         };
-        let marks = self.marks.len() * size_of::<ColumnMarks>()
+        let marks = self.marks.len() * size_of::<ColumnTicks>()
             + self
                 .marks
                 .iter()
-                .map(ColumnMarks::heap_bytes)
+                .map(ColumnTicks::heap_bytes)
                 .sum::<usize>();
         ticks + marks
     }
 
-    /// An empty chunk for `layout`, its memory carved from `pool`, with the row marks `marks`
+    /// An empty chunk for `layout`, its memory carved from `pool`, with the row ticks `marks`
     /// (one entry per column).
     pub(crate) fn new(
         layout: &ChunkLayout,
         tick: u64,
         pool: &Arc<ChunkPool>,
-        marks: &[RowMarks],
+        marks: &[RowTicks],
     ) -> Self {
         let alloc = layout.alloc_layout();
         let data = pool.alloc(alloc);
@@ -145,12 +145,12 @@ impl Chunk {
             structural: tick,
             masks: ChunkMasks::default(),
             values: ChunkValues::default(),
-            marks: if marks.iter().all(|m| *m == RowMarks::NONE) {
+            marks: if marks.iter().all(|m| *m == RowTicks::NONE) {
                 Box::default()
             } else {
                 marks
                     .iter()
-                    .map(|&m| ColumnMarks::new(m, layout.capacity(), tick))
+                    .map(|&m| ColumnTicks::new(m, layout.capacity(), tick))
                     .collect()
             },
         }
@@ -164,44 +164,44 @@ impl Chunk {
         columns: usize,
         capacity: usize,
         col: usize,
-        marks: RowMarks,
+        marks: RowTicks,
     ) {
         if self.marks.is_empty() {
             let tick = self.structural;
             self.marks = (0..columns)
-                .map(|_| ColumnMarks::new(RowMarks::NONE, capacity, tick))
+                .map(|_| ColumnTicks::new(RowTicks::NONE, capacity, tick))
                 .collect();
         }
         let changed = self.changed_tick(col);
         let structural = self.structural;
         let m = &mut self.marks[col];
         if marks.changed() && !m.tracks_changes() {
-            m.extend(RowMarks::CHANGED, capacity, changed);
+            m.extend(RowTicks::CHANGED, capacity, changed);
         }
         if marks.added() && !m.tracks_adds() {
-            m.extend(RowMarks::ADDED, capacity, structural);
+            m.extend(RowTicks::ADDED, capacity, structural);
         }
     }
 
-    /// Asserts the lengths of the row-mark arrays.
-    pub(crate) fn check_marks(&self, columns: usize, capacity: usize, want: &[RowMarks]) {
+    /// Asserts the lengths of the row-tick arrays.
+    pub(crate) fn check_row_ticks(&self, columns: usize, capacity: usize, want: &[RowTicks]) {
         if self.marks.is_empty() {
             assert!(
-                want.iter().all(|m| *m == RowMarks::NONE),
-                "row marks missing"
+                want.iter().all(|m| *m == RowTicks::NONE),
+                "row ticks missing"
             );
             return;
         }
-        assert_eq!(self.marks.len(), columns, "row marks per column");
+        assert_eq!(self.marks.len(), columns, "row ticks per column");
         for (m, w) in self.marks.iter().zip(want) {
             m.check(capacity);
-            assert!(m.kinds().contains(*w), "row marks {:?} missing", w);
+            assert!(m.kinds().contains(*w), "row ticks {:?} missing", w);
         }
     }
 
-    /// The row marks of column `col`, if it keeps any.
+    /// The row ticks of column `col`, if it keeps any.
     #[inline(always)]
-    fn marks(&self, col: usize) -> Option<&ColumnMarks> {
+    fn marks(&self, col: usize) -> Option<&ColumnTicks> {
         self.marks.get(col)
     }
 
@@ -209,27 +209,39 @@ impl Chunk {
     /// type): then writes of single rows must mark them ([`Chunk::mark_rows_unchecked`]).
     ///
     /// ```
-    /// # use ecs_core::{RowMarks, World};
+    /// # use ecs_core::{RowTicks, World};
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
     /// let arch = world.location(e).unwrap().archetype.index();
-    /// assert!(!world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
-    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
-    /// assert!(world.archetypes()[arch].chunks()[0].keeps_change_marks(0));
+    /// assert!(!world.archetypes()[arch].chunks()[0].keeps_change_ticks(0));
+    /// world.keep_row_ticks(world.component_id::<u32>().unwrap(), RowTicks::CHANGED);
+    /// assert!(world.archetypes()[arch].chunks()[0].keeps_change_ticks(0));
     /// ```
     #[inline(always)]
-    pub fn keeps_change_marks(&self, col: usize) -> bool {
-        self.marks(col).is_some_and(ColumnMarks::tracks_changes)
+    pub fn keeps_change_ticks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnTicks::tracks_changes)
     }
 
     /// Whether column `col` keeps an add tick per row (some `Added` reader asked for its type).
     #[inline(always)]
+    pub fn keeps_add_ticks(&self, col: usize) -> bool {
+        self.marks(col).is_some_and(ColumnTicks::tracks_adds)
+    }
+
+    /// The former name of [`Chunk::keeps_change_ticks`].
+    #[deprecated(note = "renamed to `Chunk::keeps_change_ticks`")]
+    pub fn keeps_change_marks(&self, col: usize) -> bool {
+        self.keeps_change_ticks(col)
+    }
+
+    /// The former name of [`Chunk::keeps_add_ticks`].
+    #[deprecated(note = "renamed to `Chunk::keeps_add_ticks`")]
     pub fn keeps_add_marks(&self, col: usize) -> bool {
-        self.marks(col).is_some_and(ColumnMarks::tracks_adds)
+        self.keeps_add_ticks(col)
     }
 
     /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
-    /// may have been written in it. Without row marks, also rows added or moved count.
+    /// may have been written in it. Without row ticks, also rows added or moved count.
     ///
     /// ```
     /// # use ecs_core::{ChangeWindow, World};
@@ -246,7 +258,7 @@ impl Chunk {
     }
 
     /// Whether every row of column `col` was written in `window` (`changed_since` holds and
-    /// no row need be tested): a bulk stamp in the window, or no row marks.
+    /// no row need be tested): a bulk stamp in the window, or no row ticks.
     ///
     /// ```
     /// # use ecs_core::{ChangeWindow, World};
@@ -264,7 +276,7 @@ impl Chunk {
     }
 
     /// Whether row `row` of column `col` was written (or gained its value) in `window`. Columns
-    /// without row marks answer for the whole chunk ([`Chunk::changed_since`]).
+    /// without row ticks answer for the whole chunk ([`Chunk::changed_since`]).
     ///
     /// ```
     /// # use ecs_core::{ChangeWindow, World};
@@ -286,11 +298,11 @@ impl Chunk {
     /// change ticks leave `words` alone (the chunk test decided for them).
     ///
     /// ```
-    /// # use ecs_core::{ChangeWindow, RowMarks, World};
+    /// # use ecs_core::{ChangeWindow, RowTicks, World};
     /// let mut world = World::new();
     /// let a = world.spawn((1u32,));
     /// let b = world.spawn((2u32,));
-    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.keep_row_ticks(world.component_id::<u32>().unwrap(), RowTicks::CHANGED);
     /// world.advance_tick();
     /// let since = world.change_tick();
     /// *world.get_mut::<u32>(b).unwrap() += 1;
@@ -310,18 +322,18 @@ impl Chunk {
     /// (`Added`). Columns without add ticks leave `words` alone.
     #[inline]
     pub fn and_added_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
-        if let Some(ticks) = self.marks(col).and_then(ColumnMarks::added_rows) {
+        if let Some(ticks) = self.marks(col).and_then(ColumnTicks::added_rows) {
             crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
         }
     }
 
-    /// Records a write of row `row` of column `col` at `tick` in its row marks only, for a
+    /// Records a write of row `row` of column `col` at `tick` in its row ticks only, for a
     /// writer that stamped the chunk column already ([`Chunk::mark_changed_unchecked`]) and
     /// hands out single rows. Nothing happens where the column keeps no change ticks.
     ///
     /// # Safety
     /// As [`Chunk::mark_rows_unchecked`] for `row..row + 1`, and the chunk column's tick is
-    /// `tick` or later already (`ColumnMarks` invariant 2).
+    /// `tick` or later already (`ColumnTicks` invariant 2).
     #[inline(always)]
     pub unsafe fn mark_row_unchecked(&self, col: usize, row: usize, tick: u64) {
         debug_assert!(row < self.len, "row {row} past {}", self.len);
@@ -368,7 +380,7 @@ impl Chunk {
     }
 
     /// Records a write of rows `rows` of column `col` at `tick`: the chunk column's tick, and
-    /// (where the column keeps row marks) a bulk stamp when `rows` is every row, else one
+    /// (where the column keeps row ticks) a bulk stamp when `rows` is every row, else one
     /// tick per row. Through a shared reference, like [`Chunk::mark_changed_unchecked`].
     ///
     /// # Safety
@@ -417,13 +429,13 @@ impl Chunk {
 
     /// Row `row`'s (change, add) ticks in column `col`, `now` where not kept.
     #[inline]
-    pub(crate) fn row_marks(&self, col: usize, row: usize, now: u64) -> (u32, u32) {
+    pub(crate) fn row_ticks(&self, col: usize, row: usize, now: u64) -> (u32, u32) {
         self.marks(col)
             .map_or((now as u32, now as u32), |m| m.get(row, now))
     }
 
     /// Sets row `row`'s ticks in column `col` (a row moved or written in), keeping the chunk
-    /// column's tick and newest add no earlier than them (`ColumnMarks` invariant 2).
+    /// column's tick and newest add no earlier than them (`ColumnTicks` invariant 2).
     #[inline]
     pub(crate) fn set_row_marks(&mut self, col: usize, row: usize, ticks: (u32, u32), now: u64) {
         let changed = crate::row_ticks::widen(ticks.0, now);

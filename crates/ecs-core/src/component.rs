@@ -10,7 +10,7 @@
 //! against the registry they are used with, and the owners of a registry (a `World`, a
 //! schedule) never hand it out as `&mut Components` to safe code, so it cannot be replaced.
 
-use crate::row_ticks::RowMarks;
+use crate::row_ticks::RowTicks;
 use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::collections::HashMap;
@@ -350,8 +350,8 @@ pub struct Components {
     id: RegistryId,
     infos: Vec<ComponentInfo>,
     by_type: TypeIdMap<ComponentId>,
-    /// Per id, the row marks its type keeps (switched on by `World::enable_row_marks`).
-    row_marks: Vec<RowMarks>,
+    /// Per id, the row ticks its type keeps (switched on by `World::keep_row_ticks`).
+    row_ticks: Vec<RowTicks>,
     /// Bumped whenever a type becomes enableable or a chunk component, so that a schedule
     /// can tell in O(1) whether a world's kinds moved since it last adopted them.
     kinds_version: u64,
@@ -378,7 +378,7 @@ impl Components {
             id: RegistryId::next(),
             infos: Vec::new(),
             by_type: TypeIdMap::default(),
-            row_marks: Vec::new(),
+            row_ticks: Vec::new(),
             kinds_version: 0,
             planning: false,
         }
@@ -489,7 +489,7 @@ impl Components {
             id: RegistryId::next(),
             infos: self.infos.clone(),
             by_type: self.by_type.clone(),
-            row_marks: self.row_marks.clone(),
+            row_ticks: self.row_ticks.clone(),
             kinds_version: self.kinds_version,
             planning: self.planning,
         }
@@ -525,26 +525,32 @@ impl Components {
         })
     }
 
-    /// The per-row marks component `id` keeps: none until a `Changed` or `Added` query state
-    /// asks for them ([`World::enable_row_marks`](crate::World::enable_row_marks)).
+    /// The per-row ticks component `id` keeps: none until a `Changed` or `Added` query state
+    /// asks for them ([`World::keep_row_ticks`](crate::World::keep_row_ticks)).
     ///
     /// ```
-    /// # use ecs_core::{Components, RowMarks};
+    /// # use ecs_core::{Components, RowTicks};
     /// let mut components = Components::default();
     /// let id = components.register::<u32>();
-    /// assert_eq!(components.row_marks(id), RowMarks::NONE);
+    /// assert_eq!(components.row_ticks(id), RowTicks::NONE);
     /// ```
     #[inline]
-    pub fn row_marks(&self, id: ComponentId) -> RowMarks {
-        self.row_marks.get(id.index()).copied().unwrap_or_default()
+    pub fn row_ticks(&self, id: ComponentId) -> RowTicks {
+        self.row_ticks.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// The former name of [`Components::row_ticks`].
+    #[deprecated(note = "renamed to `Components::row_ticks`")]
+    pub fn row_marks(&self, id: ComponentId) -> RowTicks {
+        self.row_ticks(id)
     }
 
     /// Adds `marks` to what component `id` keeps.
-    pub(crate) fn add_row_marks(&mut self, id: ComponentId, marks: RowMarks) {
-        if self.row_marks.len() <= id.index() {
-            self.row_marks.resize(id.index() + 1, RowMarks::NONE);
+    pub(crate) fn add_row_ticks(&mut self, id: ComponentId, marks: RowTicks) {
+        if self.row_ticks.len() <= id.index() {
+            self.row_ticks.resize(id.index() + 1, RowTicks::NONE);
         }
-        self.row_marks[id.index()] = self.row_marks[id.index()].union(marks);
+        self.row_ticks[id.index()] = self.row_ticks[id.index()].union(marks);
     }
 
     /// Marks registered component `id` enableable. Only the world calls this, before any

@@ -96,7 +96,12 @@ pub use ids::{ArchetypeId, WorldId};
 pub use query_cache::QueryCache;
 pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
-pub use row_ticks::{ChangeWindow, RowMarks};
+pub use row_ticks::{ChangeWindow, RowTicks};
+
+/// The name [`RowTicks`] had before "row ticks" became the one name for per-row change and
+/// add ticks.
+#[deprecated(note = "renamed to `RowTicks`")]
+pub type RowMarks = RowTicks;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};

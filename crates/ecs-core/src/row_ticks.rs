@@ -1,11 +1,11 @@
-//! Row marks: which rows of a chunk column were written, or gained their component, and when.
+//! Row ticks: which rows of a chunk column were written, or gained their component, and when.
 //!
 //! A chunk keeps, per component column, the tick of the newest write (`Chunk::changed_tick`),
 //! which lets a change filter skip a chunk in O(1). Types that a `Changed<T>` or `Added<T>`
-//! reader asks about additionally keep, per chunk column, a [`ColumnMarks`]:
+//! reader asks about additionally keep, per chunk column, a [`ColumnTicks`]:
 //!
 //! ```text
-//! ColumnMarks of one chunk column (capacity rows)
+//! ColumnTicks of one chunk column (capacity rows)
 //! | bulk: u64 | changed: [u32; capacity] | added_max: u64 | added: [u32; capacity] |
 //!   "all rows     row r written at         newest add       row r gained T at
 //!    written at   changed[r] (low 32 bits  in the chunk     added[r]
@@ -19,7 +19,7 @@
 //! parallel task covering part of a chunk) stores `changed[r]`. Row arrays cost 4 bytes per row
 //! per kind (changed, added), and only for the types some reader asked about: marks are
 //! switched on per type when the first query state with `Changed<T>` / `Added<T>` is built
-//! ([`World::enable_row_marks`](crate::World::enable_row_marks)).
+//! ([`World::keep_row_ticks`](crate::World::keep_row_ticks)).
 //!
 //! Row ticks are 32 bits: they are read relative to the reader's run tick (`now`), as ages
 //! `now - tick` modulo 2^32. A window that spans 2^31 ticks or more (a reader that has not run
@@ -27,22 +27,22 @@
 //! change is never lost; a row left unwritten for 2^32 ticks or more may be reported as changed
 //! once more (its age wraps). Chunk ticks and `bulk` are 64 bits and exact.
 
-// Plain std atomics: row marks are outside the loom models (entity reservation).
+// Plain std atomics: row ticks are outside the loom models (entity reservation).
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Which per-row marks a component type keeps: none, change ticks, add ticks, or both.
+/// Which per-row ticks a component type keeps: none, change ticks, add ticks, or both.
 ///
 /// ```
-/// # use ecs_core::RowMarks;
-/// let both = RowMarks::CHANGED.union(RowMarks::ADDED);
+/// # use ecs_core::RowTicks;
+/// let both = RowTicks::CHANGED.union(RowTicks::ADDED);
 /// assert!(both.changed() && both.added());
-/// assert!(!RowMarks::NONE.changed());
+/// assert!(!RowTicks::NONE.changed());
 /// ```
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub struct RowMarks(u8);
+pub struct RowTicks(u8);
 
-impl RowMarks {
-    /// No per-row marks.
+impl RowTicks {
+    /// No per-row ticks.
     pub const NONE: Self = Self(0);
     /// Per-row change ticks, for `Changed<T>`.
     pub const CHANGED: Self = Self(1);
@@ -183,7 +183,7 @@ pub(crate) fn widen(row: u32, now: u64) -> u64 {
     now.saturating_sub(u64::from((now as u32).wrapping_sub(row)))
 }
 
-/// The row marks of one chunk column (see the module doc).
+/// The row ticks of one chunk column (see the module doc).
 ///
 /// # Invariants
 /// 1. `changed` is empty or holds `capacity` ticks; so is `added`.
@@ -199,16 +199,16 @@ pub(crate) fn widen(row: u32, now: u64) -> u64 {
 /// while a reader of the column holds `&Chunk`, no store races it, and the chunk may read the
 /// `changed` and `added` arrays as plain `u32`s (`plain` in `chunk.rs`, for loops that
 /// vectorise), as soundly as it reads the column's values.
-pub(crate) struct ColumnMarks {
+pub(crate) struct ColumnTicks {
     bulk: AtomicU64,
     changed: Box<[AtomicU32]>,
     added_max: u64,
     added: Box<[AtomicU32]>,
 }
 
-impl ColumnMarks {
+impl ColumnTicks {
     /// Marks for `capacity` rows, each reading as written (and added) at `tick`.
-    pub(crate) fn new(marks: RowMarks, capacity: usize, tick: u64) -> Self {
+    pub(crate) fn new(marks: RowTicks, capacity: usize, tick: u64) -> Self {
         let array = |on: bool| -> Box<[AtomicU32]> {
             if on {
                 (0..capacity).map(|_| AtomicU32::new(tick as u32)).collect()
@@ -226,23 +226,23 @@ impl ColumnMarks {
 
     /// Which marks this column keeps.
     #[inline]
-    pub(crate) fn kinds(&self) -> RowMarks {
+    pub(crate) fn kinds(&self) -> RowTicks {
         let c = if self.changed.is_empty() {
-            RowMarks::NONE
+            RowTicks::NONE
         } else {
-            RowMarks::CHANGED
+            RowTicks::CHANGED
         };
         let a = if self.added.is_empty() {
-            RowMarks::NONE
+            RowTicks::NONE
         } else {
-            RowMarks::ADDED
+            RowTicks::ADDED
         };
         c.union(a)
     }
 
     /// Adds the arrays `marks` asks for and this column lacks, each row reading as written
     /// (added) at `tick`.
-    pub(crate) fn extend(&mut self, marks: RowMarks, capacity: usize, tick: u64) {
+    pub(crate) fn extend(&mut self, marks: RowTicks, capacity: usize, tick: u64) {
         let fresh = Self::new(marks, capacity, tick);
         if self.changed.is_empty() {
             self.changed = fresh.changed;
@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn a_bulk_stamp_is_folded_in_before_a_row_moves_in() {
-        let mut marks = ColumnMarks::new(RowMarks::CHANGED, 4, 1);
+        let mut marks = ColumnTicks::new(RowTicks::CHANGED, 4, 1);
         marks.mark(0..4, true, 9);
         let window = ChangeWindow::new(10, 9);
         assert!(marks.all_changed(window));

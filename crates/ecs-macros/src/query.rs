@@ -147,11 +147,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             const ROW_FILTERED: bool = #wq::ROW_FILTERED;
             const ODD_WIDTH: bool = #wq::ODD_WIDTH;
 
-            fn row_marks(
+            fn row_ticks(
                 state: &Self::State,
-                out: &mut ::std::vec::Vec<(#core::ComponentId, #core::RowMarks)>,
+                out: &mut ::std::vec::Vec<(#core::ComponentId, #core::RowTicks)>,
             ) {
-                #wq::row_marks(state, out)
+                #wq::row_ticks(state, out)
             }
 
             #[inline(always)]
@@ -185,8 +185,8 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
 
             #[inline(always)]
-            fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &#core::Chunk) -> bool {
-                #wq::keeps_row_marks(cached, chunk)
+            fn keeps_row_ticks(cached: &Self::ArchetypeFetch, chunk: &#core::Chunk) -> bool {
+                #wq::keeps_row_ticks(cached, chunk)
             }
 
             #[inline(always)]

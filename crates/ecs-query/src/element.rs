@@ -271,8 +271,8 @@ macro_rules! write_element {
             }
 
             #[inline(always)]
-            fn keeps_row_marks(column: &ArchetypeColumn, chunk: &Chunk) -> bool {
-                chunk.keeps_change_marks(column.index())
+            fn keeps_row_ticks(column: &ArchetypeColumn, chunk: &Chunk) -> bool {
+                chunk.keeps_change_ticks(column.index())
             }
 
             #[inline(always)]

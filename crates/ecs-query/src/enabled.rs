@@ -37,7 +37,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, EnableMask, RowMarks,
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, EnableMask, RowTicks,
     Signature, Tick,
 };
 
@@ -289,8 +289,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     const ROW_FILTERED: bool = Q::ROW_FILTERED;
     const ODD_WIDTH: bool = Q::ODD_WIDTH;
 
-    fn row_marks(state: &Q::State, out: &mut Vec<(ComponentId, RowMarks)>) {
-        Q::row_marks(state, out);
+    fn row_ticks(state: &Q::State, out: &mut Vec<(ComponentId, RowTicks)>) {
+        Q::row_ticks(state, out);
     }
 
     #[inline(always)]
@@ -320,8 +320,8 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     }
 
     #[inline(always)]
-    fn keeps_row_marks(cached: &Q::ArchetypeFetch, chunk: &Chunk) -> bool {
-        Q::keeps_row_marks(cached, chunk)
+    fn keeps_row_ticks(cached: &Q::ArchetypeFetch, chunk: &Chunk) -> bool {
+        Q::keeps_row_ticks(cached, chunk)
     }
 
     #[inline(always)]
@@ -484,8 +484,8 @@ macro_rules! enabled_element {
             }
 
             #[inline(always)]
-            fn keeps_row_marks(column: &EnableColumn, chunk: &Chunk) -> bool {
-                $writes && chunk.keeps_change_marks(column.col as usize)
+            fn keeps_row_ticks(column: &EnableColumn, chunk: &Chunk) -> bool {
+                $writes && chunk.keeps_change_ticks(column.col as usize)
             }
 
             #[inline(always)]

@@ -10,7 +10,7 @@
 //! the compiler turns into the same loop as over plain slices.
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowMarks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -78,7 +78,7 @@ pub type ROItem<'w, Q> = <<Q as WorldQuery>::ReadOnly as WorldQuery>::Item<'w>;
 /// - `for_each_row` (if overridden) calls its function once per row `0..len`, in order, with
 ///   that row's item, and nothing else;
 /// - `mark_rows` / `mark_row` stamp only columns `update_access` recorded as writes, and only
-///   the rows they are given; `keeps_row_marks` is true whenever `mark_row` would stamp a row
+///   the rows they are given; `keeps_row_ticks` is true whenever `mark_row` would stamp a row
 ///   tick;
 /// - `enabled_rows`, `and_rows` and `row_enabled` agree: a row passes `row_enabled` exactly
 ///   when `enabled_rows` says [`Rows::All`](crate::Rows::All), or `Some` and `and_rows` keeps
@@ -275,19 +275,19 @@ pub unsafe trait WorldQuery {
     /// [`WorldQuery::rows_all_match`] says every row passes.
     const ROW_FILTERED: bool = false;
 
-    /// The per-row marks the element's filters read, by component: a query state switches them
-    /// on in its world when built ([`World::enable_row_marks`](ecs_core::World::enable_row_marks)).
+    /// The per-row ticks the element's filters read, by component: a query state switches them
+    /// on in its world when built ([`World::keep_row_ticks`](ecs_core::World::keep_row_ticks)).
     ///
     /// ```
-    /// # use ecs_core::{Components, RowMarks};
+    /// # use ecs_core::{Components, RowTicks};
     /// # use ecs_query::{Changed, WorldQuery};
     /// let mut components = Components::default();
     /// let state = Changed::<u32>::init_state(&mut components);
     /// let mut marks = Vec::new();
-    /// Changed::<u32>::row_marks(&state, &mut marks);
-    /// assert_eq!(marks, [(state, RowMarks::CHANGED)]);
+    /// Changed::<u32>::row_ticks(&state, &mut marks);
+    /// assert_eq!(marks, [(state, RowTicks::CHANGED)]);
     /// ```
-    fn row_marks(_state: &Self::State, _out: &mut Vec<(ComponentId, RowMarks)>) {}
+    fn row_ticks(_state: &Self::State, _out: &mut Vec<(ComponentId, RowTicks)>) {}
 
     /// Whether every row of a chunk that passed [`WorldQuery::chunk_matches`] passes (a bulk
     /// stamp in the window, say), so that no row need be tested.
@@ -312,7 +312,7 @@ pub unsafe trait WorldQuery {
     }
 
     /// Records that the element writes rows `rows` of `chunk` at `tick` (writers stamp the
-    /// chunk column, and its row marks: a bulk stamp when `rows` is the whole chunk). Every
+    /// chunk column, and its row ticks: a bulk stamp when `rows` is the whole chunk). Every
     /// path that hands out items or slices of a writer calls this for the rows it hands out.
     ///
     /// # Safety
@@ -340,21 +340,21 @@ pub unsafe trait WorldQuery {
     ) {
     }
 
-    /// Records that the element writes row `row` of `chunk` at `tick`, in row marks only: for
+    /// Records that the element writes row `row` of `chunk` at `tick`, in row ticks only: for
     /// paths that hand out single rows after [`WorldQuery::fetch`] stamped the chunk, where
-    /// [`WorldQuery::keeps_row_marks`] holds.
+    /// [`WorldQuery::keeps_row_ticks`] holds.
     ///
     /// # Safety
     /// As [`WorldQuery::mark_rows`] for `row..row + 1`, after `fetch` for this chunk and tick.
     #[inline(always)]
     unsafe fn mark_row(_cached: &Self::ArchetypeFetch, _chunk: &Chunk, _row: usize, _tick: Tick) {}
 
-    /// Whether the element writes a column that keeps row marks in `chunk`: then a path that
+    /// Whether the element writes a column that keeps row ticks in `chunk`: then a path that
     /// hands out single rows (`iter`) calls [`WorldQuery::mark_rows`] for each. `false` lets
     /// it skip the call: [`WorldQuery::fetch`] has stamped the chunk column already, and a
     /// type no `Changed` / `Added` reader asks about pays nothing per row.
     #[inline(always)]
-    fn keeps_row_marks(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> bool {
+    fn keeps_row_ticks(_cached: &Self::ArchetypeFetch, _chunk: &Chunk) -> bool {
         false
     }
 

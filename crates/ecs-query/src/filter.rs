@@ -11,7 +11,7 @@ use std::any::type_name;
 use std::marker::PhantomData;
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, RowMarks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, RowTicks, Signature, Tick,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -287,8 +287,8 @@ macro_rules! or_filter {
                 ($($F::init_state(components),)*)
             }
 
-            fn row_marks(state: &Self::State, out: &mut Vec<(ComponentId, RowMarks)>) {
-                $($F::row_marks(&state.$i, out);)*
+            fn row_ticks(state: &Self::State, out: &mut Vec<(ComponentId, RowTicks)>) {
+                $($F::row_ticks(&state.$i, out);)*
             }
 
             // With a change filter among the elements, a row passes if some element passes

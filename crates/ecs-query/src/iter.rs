@@ -57,7 +57,7 @@ pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery =
     arch: Option<&'w Archetype>,
     chunks: std::slice::Iter<'w, Chunk>,
     fetch: Option<D::Fetch>,
-    /// The chunk being walked, and whether a writer keeps row marks in it: then each row
+    /// The chunk being walked, and whether a writer keeps row ticks in it: then each row
     /// handed out is marked (types no change filter reads are stamped once per chunk, by
     /// `fetch`).
     chunk: Option<&'w Chunk>,
@@ -188,7 +188,7 @@ where
                 // which owns `chunk`; access and `tick` are the creator's contract.
                 self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
                 self.chunk = Some(chunk);
-                self.mark_each = D::keeps_row_marks(state.cached(k), chunk);
+                self.mark_each = D::keeps_row_ticks(state.cached(k), chunk);
                 if rows == ChunkRows::All {
                     self.row = 0;
                     self.len = chunk.len();

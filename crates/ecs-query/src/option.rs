@@ -138,10 +138,10 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
     }
 
     #[inline(always)]
-    fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+    fn keeps_row_ticks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
         cached
             .as_ref()
-            .is_some_and(|c| Q::keeps_row_marks(c, chunk))
+            .is_some_and(|c| Q::keeps_row_ticks(c, chunk))
     }
 
     #[inline(always)]

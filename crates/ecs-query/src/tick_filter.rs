@@ -2,9 +2,9 @@
 //! tick it reads ([`TickKind`]: the change tick or the add tick).
 //!
 //! Both are row-precise. `ecs_core` keeps the tick a filter reads per row for the types some
-//! such reader asks about ([`RowMarks`], switched on when the first query state is built). A
+//! such reader asks about ([`RowTicks`], switched on when the first query state is built). A
 //! chunk whose newest tick is older than the window is skipped in O(1); in a chunk that
-//! passes, rows are tested 64 at a time. See `ecs_core::RowMarks` and docs/queries.md for
+//! passes, rows are tested 64 at a time. See `ecs_core::RowTicks` and docs/queries.md for
 //! the ticks and their cost.
 //!
 //! - `Changed<T>` passes the rows whose `T` was written (through `RefRW`, `get_mut`, an
@@ -21,7 +21,7 @@
 use std::marker::PhantomData;
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, RowMarks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, RowTicks, Signature, Tick,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -69,7 +69,7 @@ pub type Added<T> = TickFilter<T, AddTick>;
 /// [`ChangeTick`] and [`AddTick`] only.
 pub trait TickKind: sealed::Sealed + 'static {
     /// The row ticks the filter needs kept for its type.
-    const MARKS: RowMarks;
+    const MARKS: RowTicks;
     /// The filter's name, for messages.
     const NAME: &'static str;
     /// The O(1) test: some row of column `col` may pass in `window`.
@@ -95,7 +95,7 @@ mod sealed {
 }
 
 impl TickKind for ChangeTick {
-    const MARKS: RowMarks = RowMarks::CHANGED;
+    const MARKS: RowTicks = RowTicks::CHANGED;
     const NAME: &'static str = "Changed";
 
     #[inline]
@@ -120,7 +120,7 @@ impl TickKind for ChangeTick {
 }
 
 impl TickKind for AddTick {
-    const MARKS: RowMarks = RowMarks::ADDED;
+    const MARKS: RowTicks = RowTicks::ADDED;
     const NAME: &'static str = "Added";
 
     #[inline]
@@ -131,7 +131,7 @@ impl TickKind for AddTick {
     #[inline]
     fn all_rows_pass(chunk: &Chunk, col: usize, _: ChangeWindow) -> bool {
         // Without add ticks the chunk test decided; with them, rows are tested.
-        !chunk.keeps_add_marks(col)
+        !chunk.keeps_add_ticks(col)
     }
 
     #[inline]
@@ -157,7 +157,7 @@ unsafe impl<T: Component, K: TickKind> WorldQuery for TickFilter<T, K> {
     const CHUNK_FILTERED: bool = true;
     const ROW_FILTERED: bool = true;
 
-    fn row_marks(id: &ComponentId, out: &mut Vec<(ComponentId, RowMarks)>) {
+    fn row_ticks(id: &ComponentId, out: &mut Vec<(ComponentId, RowTicks)>) {
         out.push((*id, K::MARKS));
     }
 

@@ -1,7 +1,7 @@
 //! Tuples of query elements: each method forwards to the elements, access is their union.
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowMarks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -31,8 +31,8 @@ macro_rules! tuple_query {
             const ODD_WIDTH: bool = false $(|| $Q::ODD_WIDTH)*;
 
             #[allow(unused_variables, reason = "the empty tuple")]
-            fn row_marks(state: &Self::State, out: &mut Vec<(ComponentId, RowMarks)>) {
-                $($Q::row_marks(&state.$i, out);)*
+            fn row_ticks(state: &Self::State, out: &mut Vec<(ComponentId, RowTicks)>) {
+                $($Q::row_ticks(&state.$i, out);)*
             }
 
             #[inline(always)]
@@ -57,8 +57,8 @@ macro_rules! tuple_query {
 
             #[inline(always)]
             #[allow(unused_variables, reason = "the empty tuple")]
-            fn keeps_row_marks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
-                false $(|| $Q::keeps_row_marks(&cached.$i, chunk))*
+            fn keeps_row_ticks(cached: &Self::ArchetypeFetch, chunk: &Chunk) -> bool {
+                false $(|| $Q::keeps_row_ticks(&cached.$i, chunk))*
             }
 
             #[inline(always)]

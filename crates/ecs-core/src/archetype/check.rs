@@ -24,8 +24,8 @@ impl Archetype {
             assert_eq!(meta.size, info.size(), "{id:?}: size of column {c}");
             assert_eq!(
                 self.marks[c],
-                components.row_marks(meta.id),
-                "{id:?}: row marks of column {c}"
+                components.row_ticks(meta.id),
+                "{id:?}: row ticks of column {c}"
             );
             let same_drop = match (meta.drop, info.drop_fn()) {
                 (None, None) => true,
@@ -105,7 +105,7 @@ impl Archetype {
                 self.id
             );
             assert!(!chunk.is_empty(), "{:?}: empty chunk {i} kept", self.id);
-            chunk.check_marks(self.columns.len(), cap, &self.marks);
+            chunk.check_row_ticks(self.columns.len(), cap, &self.marks);
             let masks = chunk.enable_bits();
             assert_eq!(
                 masks.len(),

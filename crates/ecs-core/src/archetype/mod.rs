@@ -40,7 +40,7 @@ use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::RowTooLarge;
 use crate::ids::ArchetypeId;
-use crate::row_ticks::RowMarks;
+use crate::row_ticks::RowTicks;
 use crate::signature::Signature;
 
 /// What an archetype keeps per component column.
@@ -115,9 +115,9 @@ pub struct Archetype {
     chunk_kinds: ChunkKinds,
     /// Chunk values made ahead for chunks that rows about to be added will open (invariant 8).
     ready: Vec<ChunkValues>,
-    /// Per column, the row marks its type keeps (`row_ticks`), as its registry says.
-    marks: Box<[RowMarks]>,
-    /// Whether any column keeps row marks: row moves skip the tick bookkeeping otherwise.
+    /// Per column, the row ticks its type keeps (`row_ticks`), as its registry says.
+    marks: Box<[RowTicks]>,
+    /// Whether any column keeps row ticks: row moves skip the tick bookkeeping otherwise.
     any_marks: bool,
 }
 
@@ -128,7 +128,7 @@ impl Archetype {
         infos: &[&ComponentInfo],
         sizing: &ChunkSizing,
         pool: &Arc<ChunkPool>,
-        marks: &[RowMarks],
+        marks: &[RowTicks],
     ) -> Result<Self, RowTooLarge> {
         debug_assert_eq!(infos.len(), marks.len());
         debug_assert!(
@@ -176,7 +176,7 @@ impl Archetype {
             chunk_kinds: ChunkKinds::from([]),
             ready: Vec::new(),
             marks: marks.into(),
-            any_marks: marks.iter().any(|m| *m != RowMarks::NONE),
+            any_marks: marks.iter().any(|m| *m != RowTicks::NONE),
         })
     }
 

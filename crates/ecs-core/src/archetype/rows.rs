@@ -10,7 +10,7 @@ use crate::bundle::Bundle;
 use crate::chunk::Chunk;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
-use crate::row_ticks::RowMarks;
+use crate::row_ticks::RowTicks;
 
 impl Archetype {
     /// Where archetype row `row` lives: its chunk's base address and its row in that chunk.
@@ -370,7 +370,7 @@ impl Drop for CommitRows<'_> {
             chunk.mark_structural(tick);
             for col in 0..self.arch.columns.len() {
                 chunk.mark_changed(col, tick);
-                if self.arch.marks[col] != RowMarks::NONE {
+                if self.arch.marks[col] != RowTicks::NONE {
                     for r in start..start + self.written {
                         chunk.set_row_marks(col, r, (tick as u32, tick as u32), tick);
                     }

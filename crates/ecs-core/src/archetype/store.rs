@@ -178,7 +178,7 @@ impl Archetypes {
         }
         let id = ArchetypeId::new(self.list.len());
         let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
-        let marks: Vec<_> = signature.iter().map(|c| components.row_marks(c)).collect();
+        let marks: Vec<_> = signature.iter().map(|c| components.row_ticks(c)).collect();
         let archetype = match Archetype::new(id, &infos, &self.sizing, &self.pool, &marks) {
             Ok(archetype) => archetype,
             Err(too_large) => panic!("cannot store this archetype: {too_large}"),

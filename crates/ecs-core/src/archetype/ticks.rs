@@ -3,12 +3,12 @@
 
 use super::rows::RowAddr;
 use super::Archetype;
-use crate::row_ticks::RowMarks;
+use crate::row_ticks::RowTicks;
 
 impl Archetype {
     /// Starts keeping the row ticks `marks` asks for (change and/or add ticks) for column `col`,
     /// in every chunk (and the spare).
-    pub(crate) fn keep_row_ticks(&mut self, col: usize, marks: RowMarks) {
+    pub(crate) fn keep_row_ticks(&mut self, col: usize, marks: RowTicks) {
         let want = self.marks[col].union(marks);
         if want == self.marks[col] {
             return;
@@ -30,40 +30,52 @@ impl Archetype {
         }
     }
 
-    /// Whether some column of this archetype keeps row marks (a `Changed` or `Added` reader
+    /// Whether some column of this archetype keeps row ticks (a `Changed` or `Added` reader
     /// asked for its type). When none does, the chunk column tick a writer stores when it
     /// fetches a chunk is the whole record of its writes, so a query can skip per-row marking.
     /// Only `&mut World` switches marks on, so the answer holds for a whole query run.
     ///
     /// ```
-    /// # use ecs_core::{RowMarks, World};
+    /// # use ecs_core::{RowTicks, World};
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
     /// let arch = world.location(e).unwrap().archetype.index();
-    /// assert!(!world.archetypes()[arch].keeps_row_marks());
+    /// assert!(!world.archetypes()[arch].keeps_row_ticks());
     /// let id = world.component_id::<u32>().unwrap();
-    /// world.enable_row_marks(id, RowMarks::CHANGED);
-    /// assert!(world.archetypes()[arch].keeps_row_marks());
+    /// world.keep_row_ticks(id, RowTicks::CHANGED);
+    /// assert!(world.archetypes()[arch].keeps_row_ticks());
     /// ```
     #[inline]
-    pub fn keeps_row_marks(&self) -> bool {
+    pub fn keeps_row_ticks(&self) -> bool {
         self.any_marks
     }
 
-    /// The row marks column `col` keeps.
+    /// The row ticks column `col` keeps.
     ///
     /// ```
-    /// # use ecs_core::{RowMarks, World};
+    /// # use ecs_core::{RowTicks, World};
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!(arch.row_marks(0), RowMarks::NONE);
+    /// assert_eq!(arch.row_ticks(0), RowTicks::NONE);
     /// ```
-    pub fn row_marks(&self, col: usize) -> RowMarks {
+    pub fn row_ticks(&self, col: usize) -> RowTicks {
         self.marks[col]
     }
 
-    /// Carries the row marks of row `from` of `src` to row `to` of `dst`, column by column
+    /// The former name of [`Archetype::keeps_row_ticks`].
+    #[deprecated(note = "renamed to `Archetype::keeps_row_ticks`")]
+    pub fn keeps_row_marks(&self) -> bool {
+        self.keeps_row_ticks()
+    }
+
+    /// The former name of [`Archetype::row_ticks`].
+    #[deprecated(note = "renamed to `Archetype::row_ticks`")]
+    pub fn row_marks(&self, col: usize) -> RowTicks {
+        self.row_ticks(col)
+    }
+
+    /// Carries the row ticks of row `from` of `src` to row `to` of `dst`, column by column
     /// along `src_to_dst` (`REMOVED`-free entries only), for a row moved between archetypes.
     #[inline]
     pub(crate) fn carry_marks(
@@ -78,8 +90,8 @@ impl Archetype {
             return;
         }
         for (c, d) in src_to_dst {
-            if dst.marks[d] != RowMarks::NONE {
-                let ticks = src.chunks[from.chunk].row_marks(c, from.r, now);
+            if dst.marks[d] != RowTicks::NONE {
+                let ticks = src.chunks[from.chunk].row_ticks(c, from.r, now);
                 dst.chunks[to.chunk].set_row_marks(d, to.r, ticks, now);
             }
         }
@@ -91,9 +103,9 @@ impl Archetype {
     pub(crate) fn stamp_rows_changed(&mut self, chunk: usize, col: usize, rows: &[u32], tick: u64) {
         let chunk = &mut self.chunks[chunk];
         chunk.mark_changed(col, tick);
-        if self.marks[col] != RowMarks::NONE {
+        if self.marks[col] != RowTicks::NONE {
             for &r in rows {
-                let (_, added) = chunk.row_marks(col, r as usize, tick);
+                let (_, added) = chunk.row_ticks(col, r as usize, tick);
                 chunk.set_row_marks(col, r as usize, (tick as u32, added), tick);
             }
         }
@@ -114,22 +126,22 @@ impl Archetype {
         }
     }
 
-    /// [`Archetype::stamp_row`] where some column keeps row marks.
+    /// [`Archetype::stamp_row`] where some column keeps row ticks.
     #[inline(never)]
     fn stamp_row_marks(&mut self, addr: RowAddr, cols: &[u32], added: bool, tick: u64) {
         let chunk = &mut self.chunks[addr.chunk];
         for &c in cols {
             let c = c as usize;
             chunk.mark_changed(c, tick);
-            if self.marks[c] != RowMarks::NONE {
-                let (_, old_added) = chunk.row_marks(c, addr.r, tick);
+            if self.marks[c] != RowTicks::NONE {
+                let (_, old_added) = chunk.row_ticks(c, addr.r, tick);
                 let add = if added { tick as u32 } else { old_added };
                 chunk.set_row_marks(c, addr.r, (tick as u32, add), tick);
             }
         }
     }
 
-    /// Copies the row marks of the row at `from` to `to`, both of this archetype.
+    /// Copies the row ticks of the row at `from` to `to`, both of this archetype.
     #[inline(always)]
     pub(super) fn move_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
         if self.any_marks {
@@ -137,12 +149,12 @@ impl Archetype {
         }
     }
 
-    /// [`Archetype::move_marks`] where some column keeps row marks.
+    /// [`Archetype::move_marks`] where some column keeps row ticks.
     #[inline(never)]
     fn move_row_marks(&mut self, from: RowAddr, to: RowAddr, now: u64) {
         for c in 0..self.columns.len() {
-            if self.marks[c] != RowMarks::NONE {
-                let ticks = self.chunks[from.chunk].row_marks(c, from.r, now);
+            if self.marks[c] != RowTicks::NONE {
+                let ticks = self.chunks[from.chunk].row_ticks(c, from.r, now);
                 self.chunks[to.chunk].set_row_marks(c, to.r, ticks, now);
             }
         }

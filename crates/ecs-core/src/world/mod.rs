@@ -49,7 +49,7 @@ use crate::ids::{ArchetypeId, WorldId};
 use crate::query_cache::QueryCache;
 use crate::report::WorldLayout;
 use crate::resource::Resources;
-use crate::row_ticks::RowMarks;
+use crate::row_ticks::RowTicks;
 use crate::snapshot::registry::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -818,10 +818,10 @@ impl World {
     /// change is lost).
     ///
     /// ```
-    /// # use ecs_core::{RowMarks, World};
+    /// # use ecs_core::{RowTicks, World};
     /// let mut world = World::new();
     /// world.spawn((1u32,));
-    /// world.enable_row_marks(world.component_id::<u32>().unwrap(), RowMarks::CHANGED);
+    /// world.keep_row_ticks(world.component_id::<u32>().unwrap(), RowTicks::CHANGED);
     /// world.set_change_tick_for_tests(3 << 31);
     /// world.check_change_ticks(); // clamps: the row is 2^31 ticks old now
     /// world.check_invariants();
@@ -851,35 +851,42 @@ impl World {
         self.raise_change_tick(tick);
     }
 
-    /// Switches on per-row marks for component `id` (see `row_ticks` in the crate's modules):
+    /// Switches on per-row ticks for component `id` (see `row_ticks` in the crate's modules):
     /// change ticks for `Changed<T>`, add ticks for `Added<T>`. Query states call this when
-    /// they are built, so a type no such filter asks about keeps no row marks at all. Existing
+    /// they are built, so a type no such filter asks about keeps no row ticks at all. Existing
     /// rows read as written (added) at their chunk's last write (last structural change):
     /// never later than the truth, so a reader built before the switch misses nothing.
     ///
     /// Cost: O(chunks of archetypes with `id`) the first time, nothing afterwards.
     ///
     /// ```
-    /// # use ecs_core::{RowMarks, World};
+    /// # use ecs_core::{RowTicks, World};
     /// let mut world = World::new();
     /// let e = world.spawn((1u32,));
     /// let id = world.component_id::<u32>().unwrap();
-    /// world.enable_row_marks(id, RowMarks::CHANGED);
-    /// assert_eq!(world.components().row_marks(id), RowMarks::CHANGED);
+    /// world.keep_row_ticks(id, RowTicks::CHANGED);
+    /// assert_eq!(world.components().row_ticks(id), RowTicks::CHANGED);
     /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
-    /// assert_eq!(arch.row_marks(0), RowMarks::CHANGED);
+    /// assert_eq!(arch.row_ticks(0), RowTicks::CHANGED);
     /// world.check_invariants();
     /// ```
-    pub fn enable_row_marks(&mut self, id: ComponentId, marks: RowMarks) {
-        if self.components.row_marks(id).contains(marks) {
+    pub fn keep_row_ticks(&mut self, id: ComponentId, marks: RowTicks) {
+        if self.components.row_ticks(id).contains(marks) {
             return;
         }
-        self.components.add_row_marks(id, marks);
+        self.components.add_row_ticks(id, marks);
         for arch in self.archetypes.as_mut_slice() {
             if let Some(col) = arch.column(id) {
                 arch.keep_row_ticks(col, marks);
             }
         }
+    }
+
+    /// The name of [`World::keep_row_ticks`] before "row ticks" became the one name for
+    /// per-row change and add ticks.
+    #[deprecated(note = "renamed to `World::keep_row_ticks`")]
+    pub fn enable_row_marks(&mut self, id: ComponentId, kinds: RowTicks) {
+        self.keep_row_ticks(id, kinds);
     }
 
     // ----- reports --------------------------------------------------------------------------

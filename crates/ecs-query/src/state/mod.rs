@@ -141,12 +141,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             let components = world.components_mut();
             (Q::init_state(components), F::init_state(components))
         };
-        // Row marks are switched on for the types this query's change filters read.
+        // Row ticks are switched on for the types this query's change filters read.
         let mut marks = Vec::new();
-        Q::row_marks(&query, &mut marks);
-        F::row_marks(&filter, &mut marks);
+        Q::row_ticks(&query, &mut marks);
+        F::row_ticks(&filter, &mut marks);
         for (id, m) in marks {
-            world.enable_row_marks(id, m);
+            world.keep_row_ticks(id, m);
         }
         Self::from_states(world, world.components(), query, filter)
     }
@@ -462,7 +462,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     }
 
     /// Which rows of `chunk` (of matched archetype `k`) pass by enable bits and, for a chunk
-    /// that passed `chunk_passes` in `window`, by row marks; `None` for enable bits only.
+    /// that passed `chunk_passes` in `window`, by row ticks; `None` for enable bits only.
     #[inline(always)]
     fn chunk_rows(&self, k: usize, chunk: &Chunk, window: Option<ChangeWindow>) -> Rows {
         let (q, f) = &self.cached[k];

@@ -247,9 +247,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let mut mask = RowMask::default();
         for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
             let arch = &archetypes[id.index()];
-            // Without row marks, `fetch`'s chunk stamp records the writes (see
-            // `Archetype::keeps_row_marks`); the per-chunk `mark_rows` call is skipped.
-            let marks = arch.keeps_row_marks();
+            // Without row ticks, `fetch`'s chunk stamp records the writes (see
+            // `Archetype::keeps_row_ticks`); the per-chunk `mark_rows` call is skipped.
+            let marks = arch.keeps_row_ticks();
             if self.passes_every_row(arch) {
                 if let [chunk] = arch.chunks() {
                     // One chunk, nothing to prefetch: the common case of small archetypes.
@@ -418,7 +418,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut each) }
     }
 
-    /// Hands out every row of `chunk`, marked as written where the archetype keeps row marks.
+    /// Hands out every row of `chunk`, marked as written where the archetype keeps row ticks.
     ///
     /// # Safety
     /// `cached` was found in the archetype that owns `chunk`; the caller holds the access `D`

@@ -73,10 +73,7 @@ mod signature;
 mod snapshot;
 mod sync;
 mod unwind;
-#[expect(
-    unsafe_code,
-    reason = "types one component cell for get / get_mut (row moves live in archetype/row_move.rs)"
-)]
+// Typed access (`world/access.rs`) is its only unsafe; row moves live in `archetype/`.
 mod world;
 
 pub use archetype::store::Archetypes;

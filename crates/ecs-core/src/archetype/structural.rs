@@ -1,10 +1,12 @@
 //! Structural changes through the archetype store: spawn, insert, remove and despawn of one
-//! entity. Each finds the cached edge for its bundle type, then either writes the bundle in place
+//! entity, and the rows of a batch spawn. Each finds the cached edge for its bundle type, then either writes the bundle in place
 //! or moves the row along the edge with the one row move ([`move_row`]); `World` adds only the
 //! flush of reserved ids, the tick and the error for a stale handle.
 //!
 //! The world's entity table comes in as `entities`: a row move tells it where rows went before
 //! any user code runs (see the module doc of `row_move`).
+
+use std::ops::Range;
 
 use super::row_move::move_row;
 use super::rows::RowAddr;
@@ -202,5 +204,37 @@ impl Archetypes {
         entities.free(entity);
         self.as_mut_slice()[loc.archetype.index()].despawn_row(loc.row as usize, entities, tick);
         Ok(())
+    }
+
+    /// Spawns one entity per item of `bundles`, a chunk's worth of rows at a time
+    /// (`World::spawn_batch`): the archetype and its column pointers are looked up once per
+    /// chunk, then each row is one id allocation plus one typed store per component. Returns
+    /// the archetype and the rows written. If `bundles` panics, the rows written before stay.
+    #[inline(always)]
+    pub(crate) fn spawn_batch<B: Bundle>(
+        &mut self,
+        components: &mut Components,
+        entities: &mut Entities,
+        mut bundles: impl Iterator<Item = B>,
+        tick: u64,
+    ) -> (ArchetypeId, Range<usize>) {
+        let (edge, list) = self.insert_edge::<B>(ArchetypeId::EMPTY, components);
+        let target = edge.target;
+        let arch = &mut list[target.index()];
+        let first = arch.len();
+        entities.reserve_capacity(bundles.size_hint().0);
+        // SAFETY: `bundle_cols[i]` is the column of bundle element `i` in `target` (edge
+        // invariant), which is exactly what `extend_rows` asks of `cols`.
+        unsafe {
+            arch.extend_rows(tick, &edge.bundle_cols, |row| {
+                let bundle = bundles.next()?;
+                let entity = entities.alloc(Location {
+                    archetype: target,
+                    row: row as u32,
+                });
+                Some((entity, bundle))
+            });
+        }
+        (target, first..arch.len())
     }
 }

@@ -9,36 +9,24 @@
 //! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
 //! entity being changed.
 
-#[deny(unsafe_code)]
-mod chunk_component;
-#[expect(unsafe_code, reason = "turns a type-checked column into a typed slice")]
-mod column;
-#[deny(unsafe_code)]
-pub(crate) mod compact;
-#[deny(unsafe_code)]
-mod enable;
-#[deny(unsafe_code)]
-mod policy;
-#[deny(unsafe_code)]
-mod resources;
-#[deny(unsafe_code)]
-mod snapshot_registry;
 #[expect(
     unsafe_code,
-    reason = "writes batch rows through the archetype's unsafe row API"
+    reason = "turns a type-checked component cell or column into a typed reference or slice"
 )]
+mod access;
+mod chunk_component;
+pub(crate) mod compact;
+mod enable;
+mod policy;
+mod resources;
+mod snapshot_registry;
 pub(crate) mod spawn_batch;
-#[deny(unsafe_code)]
 mod take;
-
-use std::any::type_name;
-use std::ptr::NonNull;
 
 use crate::archetype::rows::RowAddr;
 use crate::archetype::store::Archetypes;
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
-use crate::chunk::Chunk;
 use crate::chunk_layout::CHUNK_SIZE;
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
 use crate::chunk_pool::ChunkPool;
@@ -519,106 +507,6 @@ impl World {
 
     // ----- components -----------------------------------------------------------------------
 
-    /// Shared access to one component.
-    ///
-    /// Cost: the entity's location (one generation check), the component's id (a `TypeId`
-    /// lookup) and its column in the archetype (an array read): no search.
-    ///
-    /// # Errors
-    /// [`ComponentError::NoSuchEntity`] or [`ComponentError::MissingComponent`].
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// let e = world.spawn((5u32,));
-    /// assert_eq!(world.get::<u32>(e), Ok(&5));
-    /// assert!(world.get::<char>(e).is_err());
-    /// ```
-    #[inline]
-    pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
-        let (ptr, _, _, _) = self.component_cell::<T>(entity)?;
-        // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
-        // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
-        Ok(unsafe { ptr.cast::<T>().as_ref() })
-    }
-
-    /// Exclusive access to one component; stamps its chunk column as changed.
-    ///
-    /// # Errors
-    /// As [`World::get`].
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// let e = world.spawn((5u32,));
-    /// *world.get_mut::<u32>(e).unwrap() += 1;
-    /// assert_eq!(world.get::<u32>(e), Ok(&6));
-    /// ```
-    #[inline]
-    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
-        let tick = self.change_tick();
-        let (ptr, chunk, col, r) = self.component_cell::<T>(entity)?;
-        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick;
-        // `r` is the entity's row in `chunk`.
-        unsafe { chunk.mark_rows_unchecked(col, r..r + 1, tick) };
-        // SAFETY: as in `get`, and `&mut self` makes this the only reference.
-        Ok(unsafe { ptr.cast::<T>().as_mut() })
-    }
-
-    /// Writes `value` into `entity`'s `T` only if it differs from the current value, and marks
-    /// the row changed only then (bevy's `set_if_neq`); returns whether it wrote. Costs one
-    /// comparison more than [`World::get_mut`], and saves every `Changed<T>` reader the row
-    /// when nothing changed.
-    ///
-    /// # Errors
-    /// As [`World::get`].
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// let e = world.spawn((5u32,));
-    /// let before = world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0]
-    ///     .changed_tick(0);
-    /// world.advance_tick();
-    /// assert_eq!(world.set_if_neq(e, 5u32), Ok(false)); // same value: no mark
-    /// let chunk = &world.archetypes()[world.location(e).unwrap().archetype.index()].chunks()[0];
-    /// assert_eq!(chunk.changed_tick(0), before);
-    /// assert_eq!(world.set_if_neq(e, 6u32), Ok(true));
-    /// assert_eq!(world.get::<u32>(e), Ok(&6));
-    /// ```
-    pub fn set_if_neq<T: Component + PartialEq>(
-        &mut self,
-        entity: Entity,
-        value: T,
-    ) -> Result<bool, ComponentError> {
-        if *self.get::<T>(entity)? == value {
-            return Ok(false);
-        }
-        *self.get_mut::<T>(entity)? = value;
-        Ok(true)
-    }
-
-    /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).
-    fn component_cell<T: Component>(
-        &self,
-        entity: Entity,
-    ) -> Result<(NonNull<u8>, &Chunk, usize, usize), ComponentError> {
-        let loc = self
-            .location(entity)
-            .ok_or(ComponentError::NoSuchEntity(entity))?;
-        let missing = || ComponentError::MissingComponent {
-            entity,
-            component: type_name::<T>(),
-        };
-        let id = self.components.id::<T>().ok_or_else(missing)?;
-        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
-        let col = arch.column(id).ok_or_else(missing)?;
-        let (chunk, r) = arch.split_row(loc.row as usize);
-        // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
-        let ptr = unsafe { arch.cell(loc.row as usize, col) };
-        Ok((ptr, &arch.chunks()[chunk], col, r))
-    }
-
     /// Whether `entity` is alive and has a `T`.
     ///
     /// ```
@@ -674,36 +562,6 @@ impl World {
     /// ```
     pub fn components(&self) -> &Components {
         &self.components
-    }
-
-    /// The component registry itself, for engine code that registers the types of a query or
-    /// bundle through a trait (`WorldQuery::init_state`). To register one type, use the safe
-    /// [`World::register_component`].
-    ///
-    /// # Safety
-    /// The caller must not replace the registry (`std::mem::swap`, `replace`, `take`, or
-    /// assignment) nor hand the reference to code that might: the world's columns are read
-    /// through this registry's ids, so another registry would make a `u32` column readable as
-    /// whatever type another registry gave that id. Registering types is fine.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// // SAFETY: only registers a type.
-    /// let id = unsafe { world.components_mut() }.register::<u32>();
-    /// assert_eq!(world.component_id::<u32>(), Some(id));
-    /// ```
-    ///
-    /// Replacing a world's registry from safe code does not compile:
-    ///
-    /// ```compile_fail,E0133
-    /// # use ecs_core::{Components, World};
-    /// let mut world = World::new();
-    /// world.spawn((7u32,));
-    /// std::mem::swap(world.components_mut(), &mut Components::default());
-    /// ```
-    pub unsafe fn components_mut(&mut self) -> &mut Components {
-        &mut self.components
     }
 
     /// Every archetype, indexed by [`ArchetypeId::index`]. New archetypes are only ever

@@ -1,14 +1,11 @@
-//! Batch spawning: many entities of one bundle type, a chunk's worth of rows at a time.
-//!
-//! The archetype and the column pointers are looked up once per chunk; each row is then one
-//! entity-id allocation plus one typed store per component, the same work as pushing into a
-//! few `Vec`s.
+//! Batch spawning: many entities of one bundle type, a chunk's worth of rows at a time
+//! (`Archetypes::spawn_batch` writes the rows), and the ids read back.
 
 use std::iter::FusedIterator;
 use std::ops::Range;
 
 use crate::bundle::Bundle;
-use crate::entity::{Entity, Location};
+use crate::entity::Entity;
 use crate::ids::ArchetypeId;
 use crate::world::World;
 
@@ -33,30 +30,13 @@ impl World {
     {
         self.flush();
         let tick = self.change_tick();
-        let mut iter = iter.into_iter();
         let (entities, components, archetypes) = self.parts_mut();
-        let (edge, list) = archetypes.insert_edge::<I::Item>(ArchetypeId::EMPTY, components);
-        let target = edge.target;
-        let arch = &mut list[target.index()];
-        let first = arch.len();
-        entities.reserve_capacity(iter.size_hint().0);
-        // SAFETY: `bundle_cols[i]` is the column of bundle element `i` in `target` (edge
-        // invariant), which is exactly what `extend_rows` asks of `cols`.
-        unsafe {
-            arch.extend_rows(tick, &edge.bundle_cols, |row| {
-                let bundle = iter.next()?;
-                let entity = entities.alloc(Location {
-                    archetype: target,
-                    row: row as u32,
-                });
-                Some((entity, bundle))
-            });
-        }
-        let last = arch.len();
+        let (archetype, rows) =
+            archetypes.spawn_batch(components, entities, iter.into_iter(), tick);
         SpawnBatch {
             world: self,
-            archetype: target,
-            rows: first..last,
+            archetype,
+            rows,
         }
     }
 }

@@ -49,6 +49,14 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         chunk: &'w Chunk,
         tick: Tick,
     ) -> Self {
+        debug_assert!(
+            arch.chunks().iter().any(|c| std::ptr::eq(c, chunk)),
+            "chunk view of a chunk its archetype does not own"
+        );
+        debug_assert!(
+            tick <= world.change_tick(),
+            "a tick the world has not handed out"
+        );
         // SAFETY: `new`'s contract (`cached` from the archetype owning `chunk`, the query's
         // access held for `'w`, one view per chunk) is `fetch`'s and `mark_rows`'; the view hands
         // out every row, so every row is marked (a bulk stamp).

@@ -98,6 +98,14 @@ where
         tick: Tick,
         last_seen: Tick,
     ) -> Self {
+        debug_assert!(
+            state.matched_archetypes().len() <= world.archetypes().len(),
+            "a query state that matched archetypes this world does not have"
+        );
+        debug_assert!(
+            tick <= world.change_tick(),
+            "a tick the world has not handed out"
+        );
         let archetypes = world.archetypes();
         let remaining = state
             .matched_archetypes()

@@ -146,8 +146,8 @@ pub mod prelude {
     };
     pub use ecs_macros::{Bundle, Query};
     pub use ecs_query::{
-        Added, Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryState, RefRO, RefRW,
-        SharedQuery, With, Without,
+        Added, Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryRun, QueryState,
+        RefRO, RefRW, SharedQuery, With, Without,
     };
     pub use ecs_sched::{
         every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,

@@ -269,6 +269,18 @@ fn readme_keeps_the_two_commands_and_links() {
 // ----- docs/queries.md -----------------------------------------------------------------------
 
 #[test]
+fn queries_doc_query_run_example() {
+    let mut world = World::new();
+    let e = world.spawn((1u32,));
+    let mut state = QueryState::<RefRW<u32>>::new(&mut world);
+    let mut run = state.run(&mut world);
+    run.reborrow().for_each(|n| *n += 1);
+    assert_eq!(run.as_readonly().count(), 1);
+    *run.get(e).unwrap() *= 10;
+    assert_eq!(world.get::<u32>(e), Ok(&20));
+}
+
+#[test]
 fn queries_doc_derive_example() {
     struct Position(f32);
     struct Velocity(f32);

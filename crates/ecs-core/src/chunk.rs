@@ -51,7 +51,7 @@ fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
 ///    `0..len` before a chunk is dropped (a chunk dropped with rows only leaks them).
 /// 4. The block at `data` never moves, and is not freed while the chunk is in an archetype
 ///    (in its chunk list or as its spare): `data` is set in `new` and freed only in `drop`,
-///    except by [`Chunk::relocate`], which takes `&mut self` and runs only under
+///    except by `Chunk::relocate`, which takes `&mut self` and runs only under
 ///    `World::compact` (`&mut World`), when no row address or borrow of the chunk exists. Moving the `Chunk` value (when an archetype's chunk list or the world's
 ///    archetype list reallocates) moves only this handle, so an address computed from `data`
 ///    (an archetype `RowAddr`) stays valid until the archetype releases that chunk. Row moves

@@ -80,7 +80,7 @@ struct Slot {
 ///
 /// # Invariants
 /// 1. Slot `s` holds a value of the type of the archetype's chunk kind `s` (same id and
-///    `TypeId`), for every kind: a chunk gets its values from [`ChunkValues::make`] before it
+///    `TypeId`), for every kind: a chunk gets its values from `ChunkValues::make` before it
 ///    holds rows, and registering a type adds its slot to every chunk at once, after every new
 ///    value was made (so a panicking `Default` changes nothing). [`ChunkValues::typed_ptr`]
 ///    checks the `TypeId` where the pointer is made, so a slot is never read as another type.

@@ -70,7 +70,8 @@ pub(crate) mod registry;
 use buf::PodBuf;
 use registry::{ClonedColumn, ColumnKind, ResourceValue};
 
-/// A saved world: see the [module docs](self) for what it holds.
+/// A saved world; docs/architecture.md ("Snapshots, rollback and the state hash") says what it
+/// holds.
 ///
 /// Made by [`World::snapshot`] (or read by [`Snapshot::from_bytes`]), put back by
 /// [`World::restore`], as often as needed.

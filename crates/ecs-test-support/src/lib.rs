@@ -7,7 +7,7 @@
 //! - [`kinds`]: the model's component types ([`Tracked`], [`Zst`], [`Aligned`], [`Kib`],
 //!   [`Num`], [`Name`], [`Wide`]), each made from a `u32` seed and summarised as a `u64`, and
 //!   [`with_kind`], which turns a run-time kind index into a static type;
-//! - [`ledger`]: the thread-local drop ledger of [`Tracked`] values (double drops, leaks);
+//! - [`ledger`](mod@ledger): the thread-local drop ledger of [`Tracked`] values (double drops, leaks);
 //! - [`bundle`]: tuples of kinds as bundles ([`ModelBundle`]) and [`with_bundle_of`], which
 //!   turns a run-time list of kinds into a static tuple type;
 //! - [`model`]: the reference model, entities to rows of encoded values ([`Model`]), with

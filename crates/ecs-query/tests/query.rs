@@ -427,7 +427,7 @@ fn the_deprecated_at_entry_points_forward_to_the_run() {
 /// A run started once yields the same rows through every method, and a read-only view of it
 /// counts what its iterator yields.
 #[test]
-fn a_query_run_agrees_across_its_methods() {
+fn a_query_run_agrees_across_its_methods_and_its_par_fold() {
     let mut world = World::with_test_chunk_size(1024);
     world
         .spawn_batch((0..500u32).map(|i| (Health(i),)))

@@ -190,6 +190,15 @@ impl CommandQueue {
             Ok(())
         });
     }
+
+    /// Records a command that may be skipped: `Err((command, entity, reason))` becomes a
+    /// [`CommandError`] of the applying schedule.
+    pub(crate) fn add_fallible(
+        &mut self,
+        f: impl FnOnce(&mut World) -> Result<(), (&'static str, Entity, String)> + Send + Sync + 'static,
+    ) {
+        self.push(f);
+    }
 }
 
 /// A system parameter that records structural changes for later.
@@ -213,6 +222,11 @@ pub struct Commands<'w, 's> {
 }
 
 impl<'w, 's> Commands<'w, 's> {
+    /// The queue the commands go to, for commands defined beside their feature (`one_shot`).
+    pub(crate) fn queue(&mut self) -> &mut CommandQueue {
+        self.queue
+    }
+
     pub(crate) fn new(world: &'w World, queue: &'s mut CommandQueue) -> Self {
         Self { world, queue }
     }

@@ -164,3 +164,49 @@ impl fmt::Display for CommandError {
 }
 
 impl std::error::Error for CommandError {}
+
+/// A one-shot or registered system could not run ([`RunSystemExt`](crate::RunSystemExt)).
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_sched::{RunSystemError, RunSystemExt};
+/// let mut world = World::new();
+/// let id = world.register_system(|| {});
+/// let mut other = World::new();
+/// assert_eq!(other.run_system(id), Err(RunSystemError::NoSuchSystem(id)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunSystemError {
+    /// The system's own parameters conflict ([`ScheduleError::ConflictingParams`]).
+    Conflict(ScheduleError),
+    /// No system is registered under this id on this world: it was unregistered, or the id
+    /// is another world's.
+    NoSuchSystem(crate::SystemId),
+    /// The system is running: it (or a system it runs) asked to run it again.
+    AlreadyRunning(crate::SystemId),
+}
+
+impl fmt::Display for RunSystemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Conflict(e) => write!(f, "{e}"),
+            Self::NoSuchSystem(id) => write!(f, "no system registered as {id:?} on this world"),
+            Self::AlreadyRunning(id) => {
+                write!(
+                    f,
+                    "system {id:?} is already running (a system cannot run itself)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunSystemError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Conflict(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -26,6 +26,7 @@ mod events;
 mod executor;
 mod fixed;
 mod graph;
+mod one_shot;
 mod panics;
 #[expect(
     unsafe_code,
@@ -59,7 +60,7 @@ pub use condition::{
     every_n_runs, named_condition, resource_changed, resource_exists, Condition, IntoCondition,
     Named, NamedCondition, Seen,
 };
-pub use error::{CommandError, ScheduleError};
+pub use error::{CommandError, RunSystemError, ScheduleError};
 pub use events::{EventReader, EventWriter, Events, ReaderCursor};
 
 /// Plumbing: the executor's dependency counters and the chain driver, public for the loom
@@ -69,6 +70,7 @@ pub mod __private {
     pub use crate::executor::{drive_chain, RunCounters};
 }
 pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
+pub use one_shot::{RunSystemExt, SystemId};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};

@@ -185,6 +185,12 @@ pub enum RunSystemError {
     NoSuchSystem(crate::SystemId),
     /// The system is running: it (or a system it runs) asked to run it again.
     AlreadyRunning(crate::SystemId),
+    /// A parameter said the system cannot run now (a `Single` matching no entity or several,
+    /// a `Populated` matching none), so it did not run.
+    Skipped {
+        /// The system's name.
+        system: String,
+    },
 }
 
 impl fmt::Display for RunSystemError {
@@ -192,12 +198,15 @@ impl fmt::Display for RunSystemError {
         match self {
             Self::Conflict(e) => write!(f, "{e}"),
             Self::NoSuchSystem(id) => write!(f, "no system registered as {id:?} on this world"),
-            Self::AlreadyRunning(id) => {
-                write!(
-                    f,
-                    "system {id:?} is already running (a system cannot run itself)"
-                )
-            }
+            Self::AlreadyRunning(id) => write!(
+                f,
+                "system {id:?} is already running (a system cannot run itself)"
+            ),
+            Self::Skipped { system } => write!(
+                f,
+                "system `{system}` was skipped: a `Single` or `Populated` parameter found no \
+                 entity to run on (or, for `Single`, several)"
+            ),
         }
     }
 }

@@ -139,9 +139,11 @@ impl Unit {
             // conditions' access, which includes this condition's.
             go &= unsafe { condition.0.evaluate(world) };
         }
+        // SAFETY: the caller's contract (nothing conflicting with this system's declared
+        // access runs meanwhile) is `validate`'s and `run_shared`'s.
+        go = go && unsafe { self.system.validate(world) };
         if go {
-            // SAFETY: the caller's contract (nothing conflicting with this system's declared
-            // access runs meanwhile) is `run_shared`'s.
+            // SAFETY: as above.
             unsafe { self.system.run_shared(world) };
         }
         go
@@ -344,6 +346,8 @@ pub(crate) fn run_exclusive(
             // SAFETY: `&mut World` excludes every other access; initialised by the schedule.
             go &= unsafe { condition.0.evaluate(world) };
         }
+        // SAFETY: `&mut World` excludes every other access.
+        go = go && unsafe { unit.system.validate(world) };
         if go {
             unit.system.run_exclusive(world);
         }

@@ -45,6 +45,11 @@ mod per_world;
 )]
 mod query;
 mod schedule;
+#[expect(
+    unsafe_code,
+    reason = "implements the unsafe SystemParam trait for Single and Populated"
+)]
+mod single;
 mod sync;
 #[expect(
     unsafe_code,
@@ -76,5 +81,6 @@ pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
 pub use schedule::config::{SetConfig, SystemConfig};
 pub use schedule::Schedule;
+pub use single::{Populated, Single};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
 pub use timings::{TimingRow, Timings};

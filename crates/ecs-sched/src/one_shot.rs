@@ -20,7 +20,7 @@ use ecs_core::{Components, Entity, World, WorldId};
 
 use crate::commands::Commands;
 use crate::error::{CommandError, RunSystemError, ScheduleError};
-use crate::system::{IntoSystem, System};
+use crate::system::{validate_exclusive, IntoSystem, System};
 
 /// The id of a system registered on a world with [`RunSystemExt::register_system`].
 ///
@@ -78,9 +78,16 @@ impl OneShot {
     }
 
     /// Runs the system on `world` and applies its commands; returns the commands that were
-    /// skipped. If the system panics, its recorded commands are dropped and the panic goes on.
-    fn run(&mut self, world: &mut World) -> Vec<CommandError> {
+    /// skipped, or [`RunSystemError::Skipped`] when a parameter (`Single`, `Populated`) says the
+    /// system cannot run now. If the system panics, its recorded commands are dropped and the
+    /// panic goes on.
+    fn run(&mut self, world: &mut World) -> Result<Vec<CommandError>, RunSystemError> {
         self.system.initialize(world);
+        if !validate_exclusive(self.system.as_mut(), world) {
+            return Err(RunSystemError::Skipped {
+                system: self.system.name().to_owned(),
+            });
+        }
         let ran = catch_unwind(AssertUnwindSafe(|| self.system.run_exclusive(world)));
         let mut skipped = Vec::new();
         if let Err(panic) = ran {
@@ -92,7 +99,7 @@ impl OneShot {
             resume_unwind(panic);
         }
         self.system.apply_deferred(world, &mut skipped, false);
-        skipped
+        Ok(skipped)
     }
 }
 
@@ -123,7 +130,9 @@ pub trait RunSystemExt {
     /// as [`Schedule::skipped_commands`](crate::Schedule::skipped_commands) does.
     ///
     /// # Errors
-    /// [`RunSystemError::Conflict`] if the system's own parameters conflict.
+    /// [`RunSystemError::Conflict`] if the system's own parameters conflict,
+    /// [`RunSystemError::Skipped`] if a parameter says it cannot run now (a [`Single`](crate::Single)
+    /// that does not match exactly one entity).
     ///
     /// # Panics
     /// If the system panics (its recorded commands are dropped first).
@@ -178,7 +187,8 @@ pub trait RunSystemExt {
     /// [`RunSystemError::NoSuchSystem`] for an id of another world or of an unregistered
     /// system, [`RunSystemError::AlreadyRunning`] when a system runs itself, and
     /// [`RunSystemError::Conflict`] when the world made a type enableable that makes the
-    /// system's own queries alias.
+    /// system's own queries alias, [`RunSystemError::Skipped`] as for
+    /// [`RunSystemExt::run_system_once`].
     ///
     /// # Panics
     /// If the system panics; it stays registered and can run again.
@@ -220,7 +230,7 @@ impl RunSystemExt for World {
         system: impl IntoSystem<M>,
     ) -> Result<Vec<CommandError>, RunSystemError> {
         let mut one_shot = OneShot::build(system, self).map_err(RunSystemError::Conflict)?;
-        Ok(one_shot.run(self))
+        one_shot.run(self)
     }
 
     fn register_system<M>(&mut self, system: impl IntoSystem<M>) -> SystemId {
@@ -275,7 +285,7 @@ impl RunSystemExt for World {
         let result = match one_shot.adopt_kinds(self) {
             Err(conflict) => Err(RunSystemError::Conflict(conflict)),
             Ok(()) => match catch_unwind(AssertUnwindSafe(|| one_shot.run(self))) {
-                Ok(skipped) => Ok(skipped),
+                Ok(result) => result,
                 Err(panic) => {
                     put_back(self, id, one_shot);
                     resume_unwind(panic);

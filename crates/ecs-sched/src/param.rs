@@ -33,7 +33,8 @@ use crate::error::CommandError;
     label = "not a system parameter",
     note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
             `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
-            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            `ParamSet<(P0, P1, ..)>`, `Single<Q, F>`, `Option<Single<Q, F>>`, \
+            `Populated<Q, F>`, `&World`, and tuples of these (up to twelve); an \
             exclusive system takes `&mut World` alone"
 )]
 pub unsafe trait SystemParam: Sized {
@@ -102,6 +103,30 @@ pub unsafe trait SystemParam: Sized {
         world: &'w World,
         system: &str,
     ) -> Self::Item<'w, 's>;
+
+    /// Whether the system can run now: `false` skips this run of the system, as a false run
+    /// condition does ([`Single`](crate::Single) when not exactly one entity matches,
+    /// [`Populated`](crate::Populated) when none does). Called just before [`SystemParam::get`],
+    /// with the same access. The default is `true`.
+    ///
+    /// # Safety
+    /// As [`SystemParam::get`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::RefRO;
+    /// # use ecs_sched::{Single, SystemParam};
+    /// let mut world = World::new();
+    /// let mut state = <Single<RefRO<u32>>>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// assert!(!unsafe { <Single<RefRO<u32>>>::validate(&mut state, &world) });
+    /// world.spawn((1u32,));
+    /// // SAFETY: as above, no system runs at the same time.
+    /// assert!(unsafe { <Single<RefRO<u32>>>::validate(&mut state, &world) });
+    /// ```
+    unsafe fn validate(_state: &mut Self::State, _world: &World) -> bool {
+        true
+    }
 
     /// Applies (or with `discard`, drops) deferred work, such as recorded commands.
     ///
@@ -458,6 +483,13 @@ macro_rules! param_tuple {
                 // the system was built), so the caller's promise for the tuple (no conflicting
                 // access while the items live) covers each element's `get`.
                 ($(unsafe { $P::get($P, world, system) },)*)
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            unsafe fn validate(state: &mut Self::State, world: &World) -> bool {
+                let ($($P,)*) = state;
+                // SAFETY: as in `get`: the caller's promise for the tuple covers each element.
+                true $(&& unsafe { $P::validate($P, world) })*
             }
 
             #[allow(unused_variables, reason = "the empty tuple")]

@@ -179,6 +179,16 @@ pub unsafe trait System: Send + Sync + 'static {
     /// ```
     fn run_exclusive(&mut self, world: &mut World);
 
+    /// Whether the system can run now (its parameters' [`SystemParam::validate`]): `false`
+    /// skips this run, as a false run condition does. The default is `true`.
+    ///
+    /// # Safety
+    /// As [`System::run_shared`].
+    unsafe fn validate(&mut self, world: &World) -> bool {
+        let _ = world;
+        true
+    }
+
     /// Applies (or with `discard`, drops) recorded commands.
     ///
     /// ```
@@ -230,7 +240,8 @@ pub unsafe trait System: Send + Sync + 'static {
     label = "a parameter of this function is not a system parameter, or it returns a value",
     note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
             `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
-            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            `ParamSet<(P0, P1, ..)>`, `Single<Q, F>`, `Option<Single<Q, F>>`, \
+            `Populated<Q, F>`, `&World`, and tuples of these (up to twelve); an \
             exclusive system takes `&mut World` alone"
 )]
 pub trait IntoSystem<Marker> {
@@ -276,7 +287,8 @@ pub(crate) fn default_name<F>() -> String {
     label = "a parameter of this function is not a system parameter",
     note = "accepted parameters: `Query<Q, F>`, `Res<R>`, `ResMut<R>`, `Option<Res<R>>`, \
             `Option<ResMut<R>>`, `Local<T>`, `Commands`, `EventReader<E>`, `EventWriter<E>`, \
-            `ParamSet<(P0, P1, ..)>`, `&World`, and tuples of these (up to twelve); an \
+            `ParamSet<(P0, P1, ..)>`, `Single<Q, F>`, `Option<Single<Q, F>>`, \
+            `Populated<Q, F>`, `&World`, and tuples of these (up to twelve); an \
             exclusive system takes `&mut World` alone"
 )]
 pub trait SystemParamFunction<Marker>: Send + Sync + 'static {
@@ -480,11 +492,26 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
         unsafe { self.run_shared(world) }
     }
 
+    unsafe fn validate(&mut self, world: &World) -> bool {
+        match self.states.current(world.id()) {
+            // SAFETY: the caller's contract is `run_shared`'s, which covers the parameters'
+            // declared access.
+            Some(state) => unsafe { F::Param::validate(state, world) },
+            None => true, // `run_shared` reports the missing initialisation
+        }
+    }
+
     fn apply_deferred(&mut self, world: &mut World, errors: &mut Vec<CommandError>, discard: bool) {
         if let Some(state) = self.states.get_mut(world.id()) {
             F::Param::apply(state, world, &self.name, errors, discard);
         }
     }
+}
+
+/// [`System::validate`] with the whole world, so safe to call.
+pub(crate) fn validate_exclusive(system: &mut dyn System, world: &mut World) -> bool {
+    // SAFETY: `&mut World` excludes every other access.
+    unsafe { system.validate(world) }
 }
 
 /// Marker for exclusive systems.

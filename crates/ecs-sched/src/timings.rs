@@ -128,6 +128,11 @@ impl Timings {
         &self.systems
     }
 
+    /// The row of the system named `name`, if the schedule has one.
+    pub fn system(&self, name: &str) -> Option<&TimingRow> {
+        self.systems.iter().find(|row| row.name == name)
+    }
+
     /// Applying commands and events (sync points and the end of the run), as one row.
     pub fn commands(&self) -> &TimingRow {
         &self.commands

@@ -152,8 +152,8 @@ pub mod prelude {
     pub use ecs_sched::{
         every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,
         CommandError, Commands, EventReader, EventWriter, Events, FixedTime, FixedTimestep, Local,
-        ParamSet, Query, Res, ResMut, RunSystemError, RunSystemExt, Schedule, ScheduleError,
-        SystemId, Timings,
+        ParamSet, Populated, Query, Res, ResMut, RunSystemError, RunSystemExt, Schedule,
+        ScheduleError, Single, SystemId, Timings,
     };
 
     // Snapshots, rollback and pod column views.

@@ -14,9 +14,10 @@
 //! `Swimming`): inserting them moves it to another archetype, and every system keeps working
 //! on it, because systems ask for components, not for types.
 //!
-//! Four systems run each turn: `steer_player`, `ai` (which reports what every AI-driven
-//! character does), `movement`, and `combat` (which despawns at 0 hp and hands the loser's
-//! inventory to the hero through `Commands`).
+//! Four systems run each turn: `steer_player` (a `Single`: skipped once the hero has fallen),
+//! `ai` (which reports what every AI-driven character does), `movement`, and `combat` (which
+//! despawns at 0 hp and hands the loser's inventory to the hero through `Commands`). After the
+//! last turn, `report_survivors` runs once, outside the schedule (`world.run_system_once`).
 //!
 //! ```text
 //! cargo run --release --example enemies
@@ -215,22 +216,50 @@ fn towards(from: Position, to: Position) -> Velocity {
     }
 }
 
-/// The hero walks east until a hostile is next to it, then stands and fights.
+/// The hero walks east until a hostile is next to it, then stands and fights. `Single`: there
+/// is one hero, and once it has fallen the system is skipped.
 fn steer_player(
-    mut hero: Query<(RefRO<Position>, RefRW<Velocity>, With<Player>)>,
+    hero: Single<(RefRO<Position>, RefRW<Velocity>), With<Player>>,
     foes: Query<(RefRO<Position>, With<Hostile>)>,
     mut log: ResMut<Log>,
 ) {
     let foes: Vec<Position> = foes.iter().map(|(p, ())| *p).collect();
-    hero.for_each(|(p, v, ())| {
-        if foes.iter().any(|&f| distance(*p, f) <= 1) {
-            *v = Velocity::default();
-            log.0.push("  hero stands and fights".to_owned());
-        } else {
-            *v = Velocity { dx: 1, dy: 0 };
-            log.0.push("  hero walks east".to_owned());
-        }
-    });
+    let (p, v) = hero.into_inner();
+    if foes.iter().any(|&f| distance(*p, f) <= 1) {
+        *v = Velocity::default();
+        log.0.push("  hero stands and fights".to_owned());
+    } else {
+        *v = Velocity { dx: 1, dy: 0 };
+        log.0.push("  hero walks east".to_owned());
+    }
+}
+
+/// The closing report, run once after the last turn (a one-shot system): each survivor's
+/// line, in spawn order.
+fn report_survivors(
+    survivors: Query<(
+        Entity,
+        RefRO<Name>,
+        RefRO<Position>,
+        RefRO<Health>,
+        Option<RefRO<Inventory>>,
+    )>,
+    mut log: ResMut<Log>,
+) {
+    let mut lines: Vec<(Entity, String)> = survivors
+        .iter()
+        .map(|(e, name, p, hp, bag)| {
+            let carries = bag.map_or_else(|| "nothing".to_owned(), items);
+            let line = format!(
+                "  {}: {} hp at ({}, {}), carries {carries}",
+                name.0, hp.0, p.x, p.y
+            );
+            (e, line)
+        })
+        .collect();
+    lines.sort_by_key(|(e, _)| *e);
+    log.0.push("survivors:".to_owned());
+    log.0.extend(lines.into_iter().map(|(_, line)| line));
 }
 
 /// What `ai` reads and writes for each character.
@@ -426,27 +455,10 @@ pub fn run(turns: usize) -> Vec<String> {
             .expect("no explicit orders, so no cycle");
         out.append(&mut world.resource_mut::<Log>().0);
     }
-    out.push("survivors:".to_owned());
-    let mut survivors: Vec<(Entity, String)> = world
-        .query::<(
-            Entity,
-            RefRO<Name>,
-            RefRO<Position>,
-            RefRO<Health>,
-            Option<RefRO<Inventory>>,
-        )>()
-        .iter()
-        .map(|(e, name, p, hp, bag)| {
-            let carries = bag.map_or_else(|| "nothing".to_owned(), items);
-            let line = format!(
-                "  {}: {} hp at ({}, {}), carries {carries}",
-                name.0, hp.0, p.x, p.y
-            );
-            (e, line)
-        })
-        .collect();
-    survivors.sort_by_key(|(e, _)| *e);
-    out.extend(survivors.into_iter().map(|(_, line)| line));
+    world
+        .run_system_once(report_survivors)
+        .expect("a report that reads and logs");
+    out.append(&mut world.resource_mut::<Log>().0);
     out
 }
 

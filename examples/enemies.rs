@@ -234,27 +234,26 @@ fn steer_player(
     }
 }
 
+/// What the closing report reads of each survivor.
+#[derive(Query)]
+struct Survivor {
+    entity: Entity,
+    name: RefRO<Name>,
+    position: RefRO<Position>,
+    health: RefRO<Health>,
+    bag: Option<RefRO<Inventory>>,
+}
+
 /// The closing report, run once after the last turn (a one-shot system): each survivor's
 /// line, in spawn order.
-fn report_survivors(
-    survivors: Query<(
-        Entity,
-        RefRO<Name>,
-        RefRO<Position>,
-        RefRO<Health>,
-        Option<RefRO<Inventory>>,
-    )>,
-    mut log: ResMut<Log>,
-) {
+fn report_survivors(survivors: Query<Survivor>, mut log: ResMut<Log>) {
     let mut lines: Vec<(Entity, String)> = survivors
         .iter()
-        .map(|(e, name, p, hp, bag)| {
-            let carries = bag.map_or_else(|| "nothing".to_owned(), items);
-            let line = format!(
-                "  {}: {} hp at ({}, {}), carries {carries}",
-                name.0, hp.0, p.x, p.y
-            );
-            (e, line)
+        .map(|s| {
+            let carries = s.bag.map_or_else(|| "nothing".to_owned(), items);
+            let (name, hp, p) = (s.name.0, s.health.0, s.position);
+            let line = format!("  {name}: {hp} hp at ({}, {}), carries {carries}", p.x, p.y);
+            (s.entity, line)
         })
         .collect();
     lines.sort_by_key(|(e, _)| *e);

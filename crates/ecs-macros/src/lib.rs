@@ -1,6 +1,7 @@
-//! Derives for the `ecs` engine: `#[derive(Bundle)]` for a named struct of components and
-//! `#[derive(Query)]` for a named struct of query elements. Use them through the facade
-//! (`use ecs::prelude::*;` brings both), which this crate's generated code names as `::ecs`.
+//! Derives for the `ecs` engine: `#[derive(Bundle)]` for a named struct of components,
+//! `#[derive(Query)]` for a named struct of query elements, and `#[derive(SystemParam)]` for a
+//! named struct of system parameters. Use them through the facade
+//! (`use ecs::prelude::*;` brings them all), which this crate's generated code names as `::ecs`.
 //!
 //! Both derives delegate to the tuple of the struct's field types, in declaration order: the
 //! tuple impls in `ecs-core` and `ecs-query` do all the unsafe work, and the generated
@@ -21,6 +22,7 @@
 mod attrs;
 mod bundle;
 mod query;
+mod system_param;
 
 use proc_macro::TokenStream;
 
@@ -41,6 +43,17 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 pub fn derive_query(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     query::derive(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `SystemParam` for a struct of system parameters (lifetimes `'w` and `'s`, as in
+/// bevy): its access is the union of its fields' (a conflict between two fields is refused as
+/// between two parameters of one function), and each run builds it from its fields' items.
+#[proc_macro_derive(SystemParam, attributes(ecs))]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    system_param::derive(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -62,7 +62,7 @@ pub use ecs_sched as sched;
 /// });
 /// assert_eq!(world.get::<Position>(e), Ok(&Position(2.0)));
 /// ```
-pub use ecs_macros::{Bundle, Query};
+pub use ecs_macros::{Bundle, Query, SystemParam};
 
 /// Misuse of the derives does not compile.
 ///
@@ -115,6 +115,21 @@ pub use ecs_macros::{Bundle, Query};
 /// struct Generic<T: Send + Sync + 'static> { value: T }
 /// ```
 ///
+/// A derived system parameter whose lifetimes are not `'w` and `'s`, or that is not a struct
+/// with named fields:
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(SystemParam)]
+/// struct Odd<'a> { n: Res<'a, u32> }
+/// ```
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// #[derive(SystemParam)]
+/// struct Pair<'w>(Res<'w, u32>, ResMut<'w, f32>);
+/// ```
+///
 /// The same shapes compile when used correctly:
 ///
 /// ```
@@ -130,6 +145,42 @@ pub use ecs_macros::{Bundle, Query};
 #[cfg(doctest)]
 pub struct DeriveMisuse;
 
+/// `#[derive(SystemParam)]`: a struct of system parameters is one parameter (lifetimes `'w` for
+/// world borrows and `'s` for state borrows, as in bevy). Its access is the union of its fields',
+/// refused on a conflict between two fields as between two parameters of one function; its
+/// `Single` fields skip the system as they would alone; it nests and may take type parameters.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// struct Hp(u32);
+/// struct Enemy;
+/// #[derive(Default)]
+/// struct Score(u32);
+///
+/// #[derive(SystemParam)]
+/// struct Combat<'w, 's> {
+///     enemies: Query<'w, 's, RefRW<Hp>, With<Enemy>>,
+///     score: ResMut<'w, Score>,
+///     commands: Commands<'w, 's>,
+/// }
+///
+/// fn strike(mut combat: Combat) {
+///     combat.enemies.for_each(|hp| hp.0 = hp.0.saturating_sub(1));
+///     combat.score.0 += 1;
+/// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Score::default());
+/// world.spawn((Hp(2), Enemy));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(strike);
+/// schedule.run(&mut world).unwrap();
+/// assert_eq!(world.resource::<Score>().0, 1);
+/// ```
+#[cfg(doctest)]
+pub struct DeriveSystemParam;
+
 /// The types most programs use, in one import.
 ///
 /// ```
@@ -144,7 +195,7 @@ pub mod prelude {
         Bundle, Component, ComponentError, Entity, EntityError, EntityRef, World, WorldError,
         WorldLayout,
     };
-    pub use ecs_macros::{Bundle, Query};
+    pub use ecs_macros::{Bundle, Query, SystemParam};
     pub use ecs_query::{
         Added, Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryRun, QueryState,
         RefRO, RefRW, SharedQuery, With, Without,
@@ -153,7 +204,7 @@ pub mod prelude {
         every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,
         CommandError, Commands, EventReader, EventWriter, Events, FixedTime, FixedTimestep, Local,
         ParamSet, Populated, Query, Res, ResMut, RunSystemError, RunSystemExt, Schedule,
-        ScheduleError, Single, SystemId, Timings,
+        ScheduleError, Single, SystemId, SystemParam, Timings,
     };
 
     // Snapshots, rollback and pod column views.

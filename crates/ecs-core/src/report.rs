@@ -18,10 +18,9 @@ use crate::World;
 /// Bytes of one memory page, for the footprint estimate.
 const PAGE: usize = 4096;
 
-/// What reading every row of something once touches.
-///
-/// Cache lines are exact given that chunks are at least 64-byte aligned; pages assume
-/// page-aligned chunk blocks (large allocations usually are), so they are an estimate.
+/// What reading every row of something once touches: its bytes, and the *distinct* cache
+/// lines and 4 KiB pages they lie in, counted from the chunks' real addresses (a line or page
+/// two columns, or two small chunks, share counts once).
 ///
 /// ```
 /// # use ecs_core::World;
@@ -42,24 +41,45 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    /// The lines and pages of `len` bytes from `offset` in each of `chunks` blocks.
-    fn of_range(offset: usize, len: usize) -> Self {
-        if len == 0 {
-            return Self::default();
-        }
-        let span = |unit: usize| (offset + len - 1) / unit - offset / unit + 1;
+    /// The footprint of the byte ranges `ranges` (`(start, end)` addresses, end excluded;
+    /// empty ones ignored), lines and pages counted once however many ranges touch them: for
+    /// comparing a layout with data kept elsewhere (two `Vec`s, say).
+    ///
+    /// ```
+    /// # use ecs_core::Footprint;
+    /// let f = Footprint::of_ranges(&[(0, 100), (64, 200), (8192, 8193)]);
+    /// assert_eq!((f.bytes, f.cache_lines, f.pages), (237, 5, 2));
+    /// ```
+    pub fn of_ranges(ranges: &[(usize, usize)]) -> Self {
+        let ranges: Vec<(usize, usize)> = ranges.iter().copied().filter(|r| r.0 < r.1).collect();
         Self {
-            bytes: len,
-            cache_lines: span(CACHE_LINE),
-            pages: span(PAGE),
+            bytes: ranges.iter().map(|r| r.1 - r.0).sum(),
+            cache_lines: distinct_units(&ranges, CACHE_LINE),
+            pages: distinct_units(&ranges, PAGE),
         }
     }
+}
 
-    fn add(&mut self, other: Self) {
-        self.bytes += other.bytes;
-        self.cache_lines += other.cache_lines;
-        self.pages += other.pages;
+/// How many distinct `unit`-sized, `unit`-aligned blocks the non-empty byte ranges touch.
+fn distinct_units(ranges: &[(usize, usize)], unit: usize) -> usize {
+    let mut spans: Vec<(usize, usize)> = ranges
+        .iter()
+        .map(|&(start, end)| (start / unit, (end - 1) / unit))
+        .collect();
+    spans.sort_unstable();
+    let mut count = 0;
+    let mut covered_to: Option<usize> = None; // last unit counted
+    for (first, last) in spans {
+        let from = match covered_to {
+            Some(c) if c >= first => c + 1,
+            _ => first,
+        };
+        if last >= from {
+            count += last - from + 1;
+            covered_to = Some(last);
+        }
     }
+    count
 }
 
 const CACHE_LINE: usize = 64;
@@ -141,6 +161,9 @@ pub struct ArchetypeLayout {
     /// Rows whose enableable components are switched off, summed over those components (a
     /// row with two disabled components counts twice).
     pub disabled_rows: usize,
+    /// Per chunk in use, its base address and rows: what [`ArchetypeLayout::footprint`]
+    /// counts lines and pages from.
+    chunk_rows: Vec<(usize, usize)>,
 }
 
 /// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
@@ -247,15 +270,16 @@ impl ArchetypeLayout {
     /// assert_eq!(arch.footprint(&[0, 1], true), arch.pass);
     /// ```
     pub fn footprint(&self, columns: &[usize], with_entities: bool) -> Footprint {
-        let mut f = if with_entities {
-            self.entity_pass
-        } else {
-            Footprint::default()
-        };
-        for &c in columns {
-            f.add(self.columns[c].pass);
-        }
-        f
+        let arrays: Vec<(usize, usize)> = with_entities
+            .then_some((0, size_of::<Entity>()))
+            .into_iter()
+            .chain(
+                columns
+                    .iter()
+                    .map(|&c| (self.columns[c].offset, self.columns[c].size)),
+            )
+            .collect();
+        footprint_of(&self.chunk_rows, &arrays)
     }
 
     fn of(a: &Archetype, world: &World) -> Self {
@@ -266,15 +290,13 @@ impl ArchetypeLayout {
             .map(|id| world.components().info(id))
             .collect();
         let specs: Vec<ColumnSpec> = infos.iter().map(|i| ColumnSpec::of(i)).collect();
-        // Rows per chunk, chunk by chunk: all full but the last.
-        let chunk_rows: Vec<usize> = a.chunks().iter().map(|c| c.len()).collect();
-        let pass_of = |offset: usize, size: usize| {
-            let mut f = Footprint::default();
-            for &rows in &chunk_rows {
-                f.add(Footprint::of_range(offset, rows * size));
-            }
-            f
-        };
+        // Each chunk's base address and rows (all full but the last).
+        let chunk_rows: Vec<(usize, usize)> = a
+            .chunks()
+            .iter()
+            .map(|c| (c.column_at(0).addr(), c.len()))
+            .collect();
+        let pass_of = |offset: usize, size: usize| footprint_of(&chunk_rows, &[(offset, size)]);
         let mut columns: Vec<ColumnLayout> = infos
             .iter()
             .enumerate()
@@ -307,10 +329,10 @@ impl ArchetypeLayout {
         }
         let row_bytes = size_of::<Entity>() + specs.iter().map(|s| s.size).sum::<usize>();
         let entity_pass = pass_of(0, size_of::<Entity>());
-        let mut pass = entity_pass;
-        for c in &columns {
-            pass.add(c.pass);
-        }
+        let every_array: Vec<(usize, usize)> = std::iter::once((0, size_of::<Entity>()))
+            .chain(columns.iter().map(|c| (c.offset, c.size)))
+            .collect();
+        let pass = footprint_of(&chunk_rows, &every_array);
         let chunks = a.chunks().len();
         let slots = chunks * cap;
         let disabled_rows = a
@@ -345,8 +367,23 @@ impl ArchetypeLayout {
             rows_lost_to_padding: chunk_size / row_bytes - cap,
             pass,
             entity_pass,
+            chunk_rows,
         }
     }
+}
+
+/// The footprint of reading the arrays `(offset, element size)` over the rows of each chunk
+/// `(base address, rows)`.
+fn footprint_of(chunks: &[(usize, usize)], arrays: &[(usize, usize)]) -> Footprint {
+    let ranges: Vec<(usize, usize)> = chunks
+        .iter()
+        .flat_map(|&(base, rows)| {
+            arrays
+                .iter()
+                .map(move |&(offset, size)| (base + offset, base + offset + rows * size))
+        })
+        .collect();
+    Footprint::of_ranges(&ranges)
 }
 
 impl WorldLayout {
@@ -679,10 +716,16 @@ mod tests {
     }
 
     #[test]
-    fn footprint_counts_lines_a_range_touches() {
-        let f = Footprint::of_range(60, 8);
+    fn footprint_counts_each_line_and_page_once() {
+        let f = Footprint::of_ranges(&[(60, 68)]);
         assert_eq!((f.bytes, f.cache_lines, f.pages), (8, 2, 1));
-        assert_eq!(Footprint::of_range(0, 0), Footprint::default());
+        assert_eq!(Footprint::of_ranges(&[(0, 0)]), Footprint::default());
+        // Two arrays sharing a line and a page count them once; a gap is not counted.
+        let f = Footprint::of_ranges(&[(0, 40), (40, 100), (4096 * 3, 4096 * 3 + 1)]);
+        assert_eq!((f.bytes, f.cache_lines, f.pages), (101, 3, 2));
+        // Nested and repeated ranges.
+        let f = Footprint::of_ranges(&[(0, 640), (64, 128), (0, 640)]);
+        assert_eq!((f.cache_lines, f.pages), (10, 1));
     }
 
     #[test]

@@ -62,7 +62,10 @@ fn a_derived_param_runs_with_all_its_fields() {
 #[test]
 fn fields_that_conflict_are_refused_like_two_parameters() {
     #[derive(SystemParam)]
-    #[allow(dead_code, reason = "only declared: the system is refused before it runs")]
+    #[allow(
+        dead_code,
+        reason = "only declared: the system is refused before it runs"
+    )]
     struct Aliasing<'w, 's> {
         read: Query<'w, 's, RefRO<Hp>>,
         write: Query<'w, 's, RefRW<Hp>>,

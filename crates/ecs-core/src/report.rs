@@ -163,7 +163,18 @@ pub struct ArchetypeLayout {
     pub disabled_rows: usize,
     /// Per chunk in use, its base address and rows: what [`ArchetypeLayout::footprint`]
     /// counts lines and pages from.
-    chunk_rows: Vec<(usize, usize)>,
+    chunk_rows: ChunkAddresses,
+}
+
+/// Where an archetype's chunks are: `(base address, rows)` per chunk. Not part of a layout's
+/// identity: two worlds built alike have equal layouts wherever their chunks landed.
+#[derive(Clone, Debug, Default)]
+struct ChunkAddresses(Vec<(usize, usize)>);
+
+impl PartialEq for ChunkAddresses {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Heap bytes of a world by kind, as a counting allocator sees them (to within about 1% for
@@ -177,7 +188,7 @@ pub struct ArchetypeLayout {
 /// assert_eq!(mem.chunk_bytes, 16 * 1024);
 /// assert!(mem.total() > mem.chunk_bytes);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Eq)]
 pub struct WorldMemory {
     /// Blocks of chunks in use.
     pub chunk_bytes: usize,
@@ -197,6 +208,49 @@ pub struct WorldMemory {
     /// Bytes `World::compact` would give back to the system now: spare chunks freed and
     /// chunks packed into the fewest pool blocks (part of the fields above).
     pub compaction_frees_bytes: usize,
+    /// Bytes of empty blocks the *process* keeps between worlds
+    /// ([`ChunkPool::process_cache_bytes`](crate::ChunkPool::process_cache_bytes)): seen by
+    /// the allocator, held by no world, so not in [`WorldMemory::total`] (every world's report
+    /// shows the same value). In the JSON; not in the printed table, which stays the same
+    /// for alike worlds, nor in equality.
+    pub process_cache_bytes: usize,
+}
+
+/// Equal when every field of the world's own memory is: `process_cache_bytes` is the process's
+/// state (other worlds dropped elsewhere change it), so two alike worlds compare equal.
+impl PartialEq for WorldMemory {
+    fn eq(&self, other: &Self) -> bool {
+        let Self {
+            chunk_bytes,
+            spare_chunk_bytes,
+            pool_free_bytes,
+            record_bytes,
+            entity_table_bytes,
+            graph_bytes,
+            empty_archetypes,
+            compaction_frees_bytes,
+            process_cache_bytes: _,
+        } = *self;
+        (
+            chunk_bytes,
+            spare_chunk_bytes,
+            pool_free_bytes,
+            record_bytes,
+            entity_table_bytes,
+            graph_bytes,
+            empty_archetypes,
+            compaction_frees_bytes,
+        ) == (
+            other.chunk_bytes,
+            other.spare_chunk_bytes,
+            other.pool_free_bytes,
+            other.record_bytes,
+            other.entity_table_bytes,
+            other.graph_bytes,
+            other.empty_archetypes,
+            other.compaction_frees_bytes,
+        )
+    }
 }
 
 impl WorldMemory {
@@ -279,7 +333,7 @@ impl ArchetypeLayout {
                     .map(|&c| (self.columns[c].offset, self.columns[c].size)),
             )
             .collect();
-        footprint_of(&self.chunk_rows, &arrays)
+        footprint_of(&self.chunk_rows.0, &arrays)
     }
 
     fn of(a: &Archetype, world: &World) -> Self {
@@ -367,7 +421,7 @@ impl ArchetypeLayout {
             rows_lost_to_padding: chunk_size / row_bytes - cap,
             pass,
             entity_pass,
-            chunk_rows,
+            chunk_rows: ChunkAddresses(chunk_rows),
         }
     }
 }
@@ -411,6 +465,7 @@ impl WorldLayout {
         });
         memory.pool_free_bytes = (pool.stats().block_bytes + pool.bookkeeping_bytes())
             .saturating_sub(memory.chunk_bytes + memory.spare_chunk_bytes);
+        memory.process_cache_bytes = crate::ChunkPool::process_cache_bytes();
         Self {
             chunk_size: world.chunk_size(),
             policy: world.chunk_policy(),
@@ -510,9 +565,10 @@ impl WorldLayout {
         }
         let _ = write!(
             out,
-            "\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"total\":{}}},\"archetypes\":[",
+            "\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"process_cache_bytes\":{},\"total\":{}}},\"archetypes\":[",
             m.empty_archetypes,
             m.compaction_frees_bytes,
+            m.process_cache_bytes,
             m.total()
         );
         for (i, a) in self.archetypes.iter().enumerate() {

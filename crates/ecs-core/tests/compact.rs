@@ -118,6 +118,12 @@ fn compaction_keeps_everything_and_frees_blocks() {
     assert_eq!(stats.blocks, report.chunks_after.div_ceil(64));
     assert!(report.chunks_moved > 0, "{report:?}");
     assert!(report.bytes_freed > 0, "{report:?}");
+    // Every byte given up either left the process or went to the process's block cache.
+    assert_eq!(
+        report.bytes_returned + report.bytes_cached,
+        report.bytes_freed,
+        "{report:?}"
+    );
     assert_eq!(report.spare_chunks_freed, 2, "{report:?}");
     for arch in world.archetypes() {
         let partial = arch
@@ -214,4 +220,45 @@ fn empty_archetypes_are_reclaimed_but_keep_their_ids() {
     assert_eq!(world.archetypes().len(), archetypes);
     assert_eq!(world.get::<u16>(e), Ok(&4));
     world.check_invariants();
+}
+
+/// With the default 16 KiB chunks (2 MiB blocks), the blocks a compaction empties either go
+/// back to the system or into the process's block cache, and the report says which; the
+/// memory report shows the cache, outside the world's total.
+#[test]
+#[cfg_attr(miri, ignore = "allocates tens of megabytes")]
+fn compaction_says_which_freed_blocks_left_the_process() {
+    const BLOCK: usize = 2 * 1024 * 1024;
+    let mut world = World::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..600_000u64).map(|i| (i, [0u8; 24])))
+        .collect();
+    for (i, e) in ids.iter().enumerate() {
+        if i % 10 != 0 {
+            world.despawn(*e).unwrap();
+        }
+    }
+    let report = world.compact();
+    world.check_invariants();
+    assert!(report.bytes_freed >= BLOCK, "{report:?}");
+    assert_eq!(
+        report.bytes_returned + report.bytes_cached,
+        report.bytes_freed
+    );
+    assert_eq!(
+        (report.bytes_returned % BLOCK, report.bytes_cached % BLOCK),
+        (0, 0)
+    );
+    let memory = world.memory_report().memory;
+    assert!(memory.process_cache_bytes <= ecs_core::__private::CACHED_BLOCKS * BLOCK);
+    assert!(world
+        .memory_report()
+        .to_json()
+        .contains("\"process_cache_bytes\":"));
+    let survivors: Vec<u64> = ids
+        .iter()
+        .step_by(10)
+        .map(|e| *world.get::<u64>(*e).unwrap())
+        .collect();
+    assert_eq!(survivors, (0..600_000u64).step_by(10).collect::<Vec<_>>());
 }

@@ -62,8 +62,14 @@ pub struct CompactReport {
     pub blocks_before: usize,
     /// Pool blocks after.
     pub blocks_after: usize,
-    /// Bytes of blocks returned to the system.
+    /// Bytes of the blocks the world gave up: `bytes_returned + bytes_cached`.
     pub bytes_freed: usize,
+    /// Of those, the bytes given back to the system (they left the process).
+    pub bytes_returned: usize,
+    /// Of those, the bytes kept in the process's block cache for the next world
+    /// ([`ChunkPool::process_cache_bytes`](crate::ChunkPool::process_cache_bytes); drain it
+    /// with [`ChunkPool::drain_process_cache`](crate::ChunkPool::drain_process_cache)).
+    pub bytes_cached: usize,
     /// Archetypes without entities whose spare chunk or edge cache was freed (their ids stay
     /// valid; see the module docs).
     pub archetypes_reclaimed: usize,
@@ -129,6 +135,8 @@ impl World {
             blocks_before: before.blocks,
             blocks_after: after.blocks,
             bytes_freed: before.block_bytes.saturating_sub(after.block_bytes),
+            bytes_returned: after.bytes_returned - before.bytes_returned,
+            bytes_cached: after.bytes_cached - before.bytes_cached,
             archetypes_reclaimed,
         }
     }

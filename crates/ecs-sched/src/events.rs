@@ -234,6 +234,30 @@ impl<T: Send + Sync + 'static> EventWriter<'_, T> {
     }
 }
 
+/// One parallel task's events, from [`Query::par_for_each_send`](crate::Query::par_for_each_send):
+/// each task sends into a buffer of its own, and the buffers reach the system's
+/// [`EventWriter`] in row order after the loop, so readers see the same events in the same
+/// order on any number of threads.
+pub struct ParEvents<'a, T> {
+    buffer: &'a mut Vec<T>,
+}
+
+impl<T> ParEvents<'_, T> {
+    pub(crate) fn new(buffer: &mut Vec<T>) -> ParEvents<'_, T> {
+        ParEvents { buffer }
+    }
+
+    /// Sends one event.
+    pub fn send(&mut self, event: T) {
+        self.buffer.push(event);
+    }
+
+    /// Sends several events, in order.
+    pub fn send_batch(&mut self, events: impl IntoIterator<Item = T>) {
+        self.buffer.extend(events);
+    }
+}
+
 // SAFETY: touches only its own state while the system runs; `apply` takes `&mut World`.
 unsafe impl<T: Send + Sync + 'static> SystemParam for EventWriter<'_, T> {
     type State = Vec<T>;

@@ -66,7 +66,7 @@ pub use condition::{
     Named, NamedCondition, Seen,
 };
 pub use error::{CommandError, RunSystemError, ScheduleError};
-pub use events::{EventReader, EventWriter, Events, ReaderCursor};
+pub use events::{EventReader, EventWriter, Events, ParEvents, ReaderCursor};
 
 /// Plumbing: the executor's dependency counters and the chain driver, public for the loom
 /// models of `tests/loom.rs`; not part of the API, and may change in any release.

@@ -503,6 +503,41 @@ impl SystemAccess {
         out
     }
 
+    /// Names of the components the queries' filters require without reading them (`With<T>`)
+    /// and exclude (`Without<T>`), for `explain`.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, With, Without};
+    /// # use ecs_sched::{IntoSystem, Query};
+    /// struct Player;
+    /// struct Dead;
+    /// fn live(_: Query<RefRO<u32>, (With<Player>, Without<Dead>)>) {}
+    /// let system = live.into_system(&mut ecs_core::Components::default()).unwrap();
+    /// let (with, without) = system.access().filter_names();
+    /// assert!(with[0].ends_with("Player") && without[0].ends_with("Dead"));
+    /// ```
+    pub fn filter_names(&self) -> (Vec<&'static str>, Vec<&'static str>) {
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        for q in &self.queries {
+            let touched = |id: &ecs_core::ComponentId| {
+                q.access.reads().contains(*id) || q.access.writes().contains(*id)
+            };
+            with.extend(
+                q.required
+                    .iter()
+                    .filter(|id| !touched(id))
+                    .map(|id| self.component_name(id.index())),
+            );
+            without.extend(q.excluded.iter().map(|id| self.component_name(id.index())));
+        }
+        for v in [&mut with, &mut without] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        (with, without)
+    }
+
     /// Names of the components and resources written, for `explain`.
     ///
     /// ```

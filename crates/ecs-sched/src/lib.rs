@@ -80,6 +80,7 @@ pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
 pub use schedule::config::{SetConfig, SystemConfig};
+pub use schedule::explain::Ambiguity;
 pub use schedule::Schedule;
 pub use single::{Populated, Single};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};

@@ -184,6 +184,33 @@ fn scheduling_doc_shows_the_real_explain_output() {
 }
 
 #[test]
+fn scheduling_doc_names_the_game_schedules_ambiguities() {
+    let found: Vec<(String, String, String)> = game::schedule()
+        .ambiguities()
+        .into_iter()
+        .map(|a| (a.first, a.second, a.conflict))
+        .collect();
+    println!("{found:?}");
+    let has = |a: &str, b: &str| found.iter().any(|f| f.0 == a && f.1 == b);
+    assert!(
+        has("hurt_enemies", "reap") && has("reap", "spawn_wave"),
+        "{found:?}"
+    );
+    // Ordered explicitly (directly, or `steer -> movement` with the conflict): not listed; nor
+    // is the sync point, which runs alone where it was added.
+    assert!(
+        !has("steer", "movement") && !has("spawn_wave", "log_frame"),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .all(|f| f.0 != "sync_point_1" && f.1 != "sync_point_1"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn architecture_doc_shows_the_real_layouts() {
     let doc = read("docs/architecture.md");
     let report = layout::build_world().memory_report().to_string();

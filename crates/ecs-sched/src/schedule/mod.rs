@@ -4,7 +4,7 @@
 //! `run` runs the schedule, and `explain` reports on it. None of them is imported back here.
 
 pub(crate) mod config;
-mod explain;
+pub(crate) mod explain;
 mod run;
 
 use std::sync::Arc;

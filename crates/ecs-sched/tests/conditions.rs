@@ -44,12 +44,17 @@ fn condition_access_joins_the_plan() {
     schedule.add_system(tick).run_if(not_paused);
     let explain = schedule.explain();
     assert!(
-        explain.contains("pause -> tick: conflict on `conditions::Paused`"),
+        explain.contains("pause -> tick: conflict on `Paused`"),
         "{explain}"
+    );
+    let full = schedule.explain_full_paths();
+    assert!(
+        full.contains("pause -> tick: conflict on `conditions::Paused`"),
+        "{full}"
     );
     assert!(explain.contains("run if: not_paused"), "{explain}");
     // The gated system's reads include the condition's.
-    assert!(explain.contains("reads:  conditions::Paused"), "{explain}");
+    assert!(explain.contains("reads:  Paused"), "{explain}");
 }
 
 #[test]

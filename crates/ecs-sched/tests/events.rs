@@ -36,7 +36,7 @@ fn writers_of_one_type_do_not_conflict() {
         explain.contains("none: every system may run at the same time"),
         "{explain}"
     );
-    assert!(explain.contains("sends:  events::Born"), "{explain}");
+    assert!(explain.contains("sends:  Born"), "{explain}");
 }
 
 /// Four writers doing uneven work on their own components, so they finish in an order that

@@ -58,7 +58,7 @@ fn a_param_set_is_checked_against_the_other_parameters_and_other_systems() {
     schedule.add_system(reader);
     let explain = schedule.explain();
     assert!(
-        explain.contains("fine -> reader: conflict on `param_set::Hp`"),
+        explain.contains("fine -> reader: conflict on `Hp`"),
         "{explain}"
     );
 }

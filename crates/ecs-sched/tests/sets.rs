@@ -122,7 +122,7 @@ fn set_members_still_conflict_by_access() {
     schedule.add_system(read).in_set("s");
     let explain = schedule.explain();
     assert!(
-        explain.contains("write -> read: conflict on `sets::Log`"),
+        explain.contains("write -> read: conflict on `Log`"),
         "{explain}"
     );
 }

@@ -401,3 +401,25 @@ fn twelve_parameters_and_world_reads() {
     schedule.run(&mut world).unwrap();
     assert_eq!(world.resource::<Vec<u8>>().len(), 1);
 }
+
+/// A sync point's timings row counts its runs (it applies the commands before it), so the
+/// table no longer shows 0 runs for it.
+#[test]
+fn sync_points_have_a_timings_row_that_counts_their_runs() {
+    fn spawner(mut commands: ecs_sched::Commands) {
+        commands.spawn((1u8,));
+    }
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    schedule.add_system(spawner);
+    schedule.add_sync_point();
+    for _ in 0..3 {
+        schedule.run(&mut world).unwrap();
+    }
+    let timings = schedule.timings();
+    let row = timings
+        .system("sync_point_1")
+        .expect("a row for the sync point");
+    assert_eq!((row.runs, row.skipped), (3, 0));
+    assert_eq!(world.len(), 3);
+}

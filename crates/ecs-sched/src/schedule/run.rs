@@ -168,7 +168,14 @@ impl Run<'_> {
                     let order = &plan.order[applied..upto];
                     let start = Instant::now();
                     apply_commands(systems, order, world, skipped, false, &mut commands);
-                    *commands_time += start.elapsed();
+                    let elapsed = start.elapsed();
+                    *commands_time += elapsed;
+                    // The sync point's own row: the commands it applied (also in the
+                    // "(apply commands)" row, which sums every application of the run).
+                    timings[index]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .record(elapsed, true);
                     applied = upto;
                     if commands.apply.is_some() {
                         break;

@@ -239,3 +239,40 @@ fn a_system_ordered_after_itself_is_a_cycle() {
         }
     );
 }
+
+/// `configure_system` reaches a system by name after its `add_system` statement: orders,
+/// sets, conditions and names, with the same checks as the first config.
+#[test]
+fn systems_can_be_configured_by_name_later() {
+    use ecs_core::World;
+    use ecs_sched::{every_n_runs, ResMut, ScheduleError};
+    fn count(mut n: ResMut<u32>) {
+        *n += 1;
+    }
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(count).named("count");
+    schedule.add_system(|_: &mut World| {}).named("first");
+    for slow in [false, true] {
+        if slow {
+            schedule
+                .configure_system("count")
+                .run_if(every_n_runs(2))
+                .after("first");
+        }
+    }
+    assert_eq!(schedule.order().unwrap(), ["first", "count"]);
+    let mut world = World::new();
+    world.insert_resource(0u32);
+    for _ in 0..4 {
+        schedule.run(&mut world).unwrap();
+    }
+    assert_eq!(*world.resource::<u32>(), 2);
+    assert!(matches!(
+        schedule.try_configure_system("missing").err(),
+        Some(ScheduleError::UnknownSystem { .. })
+    ));
+    let err = schedule.configure_system("count").try_named("first").err();
+    assert_eq!(err, Some(ScheduleError::DuplicateName("first".into())));
+    schedule.configure_system("count").named("tally");
+    assert_eq!(schedule.order().unwrap(), ["first", "tally"]);
+}

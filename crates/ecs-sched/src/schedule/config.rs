@@ -121,10 +121,60 @@ impl Schedule {
             sync_point,
             ..Order::default()
         });
+        let index = self.systems.len() - 1;
         SystemConfig {
             schedule: self,
+            index,
             check_name_on_drop: false,
         }
+    }
+
+    /// Configures the system named `name` again: its orders, sets and run conditions, later
+    /// than the `add_system` statement (so a configuration can depend on a flag without
+    /// keeping the first config, and its borrow of the schedule, alive).
+    ///
+    /// # Panics
+    /// If no system has that name (see [`Schedule::try_configure_system`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::Schedule;
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(|_: &mut World| {}).named("render");
+    /// schedule.add_system(|_: &mut World| {}).named("physics");
+    /// let physics_first = true;
+    /// if physics_first {
+    ///     schedule.configure_system("physics").before("render");
+    /// }
+    /// assert_eq!(schedule.order().unwrap(), ["physics", "render"]);
+    /// ```
+    #[track_caller]
+    pub fn configure_system(&mut self, name: &str) -> SystemConfig<'_> {
+        match self.try_configure_system(name) {
+            Ok(config) => config,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// [`Schedule::configure_system`], or [`ScheduleError::UnknownSystem`] if no system has
+    /// that name.
+    ///
+    /// # Errors
+    /// [`ScheduleError::UnknownSystem`].
+    pub fn try_configure_system(&mut self, name: &str) -> Result<SystemConfig<'_>, ScheduleError> {
+        let index = self
+            .systems
+            .iter()
+            .position(|cell| cell.get().name() == name)
+            .ok_or_else(|| ScheduleError::UnknownSystem {
+                system: "configure_system".to_owned(),
+                referenced: name.to_owned(),
+            })?;
+        Ok(SystemConfig {
+            schedule: self,
+            index,
+            check_name_on_drop: false,
+        })
     }
 
     /// Orders the named set as a whole: `.after(x)` / `.before(x)` on the returned
@@ -193,6 +243,8 @@ impl Schedule {
 /// ```
 pub struct SystemConfig<'a> {
     schedule: &'a mut Schedule,
+    /// The configured system's index (the last one, from `add_system`).
+    index: usize,
     /// Whether dropping the config panics if the system's name is taken (`add_system`).
     check_name_on_drop: bool,
 }
@@ -212,20 +264,18 @@ impl Drop for SystemConfig<'_> {
 impl SystemConfig<'_> {
     /// The system's name (or `name`, if given) when another system already has it.
     fn duplicate_name(&self, name: Option<&str>) -> Option<String> {
-        let (last, others) = self.schedule.systems.split_last()?;
-        let name = name.unwrap_or_else(|| last.get().name());
-        others
+        let systems = &self.schedule.systems;
+        let name = name.unwrap_or_else(|| systems[self.index].get().name());
+        systems
             .iter()
-            .any(|cell| cell.get().name() == name)
+            .enumerate()
+            .any(|(i, cell)| i != self.index && cell.get().name() == name)
             .then(|| name.to_owned())
     }
 
     fn order(&mut self) -> &mut Order {
         self.schedule.plan = None;
-        self.schedule
-            .orders
-            .last_mut()
-            .expect("a system was just added")
+        &mut self.schedule.orders[self.index]
     }
 
     /// Renames the system (the default is its function's name).
@@ -269,12 +319,7 @@ impl SystemConfig<'_> {
             return Err(ScheduleError::DuplicateName(taken));
         }
         self.schedule.plan = None;
-        self.schedule
-            .systems
-            .last_mut()
-            .expect("a system was just added")
-            .get_mut()
-            .set_name(name);
+        self.schedule.systems[self.index].get_mut().set_name(name);
         Ok(self)
     }
 
@@ -323,14 +368,9 @@ impl SystemConfig<'_> {
     /// assert!(matches!(err, ScheduleError::ConditionNotReadOnly { .. }));
     /// ```
     pub fn try_run_if<M>(self, condition: impl IntoCondition<M>) -> Result<Self, ScheduleError> {
+        let index = self.index;
         let schedule = &mut *self.schedule;
-        let system = schedule
-            .systems
-            .last()
-            .expect("a system was just added")
-            .get()
-            .name()
-            .to_owned();
+        let system = schedule.systems[index].get().name().to_owned();
         let before = schedule.registry.registry_id();
         let condition = condition.into_condition(&mut schedule.registry)?;
         let access = condition.0.access();
@@ -354,7 +394,6 @@ impl SystemConfig<'_> {
             });
         }
         schedule.plan = None;
-        let index = schedule.systems.len() - 1;
         schedule.accesses[index].merge(access);
         let access = access.clone();
         schedule.add_event_updates(&access);

@@ -13,9 +13,11 @@ fn distinct(ranges: &[(usize, usize)]) -> (usize, usize, usize) {
     let mut bytes = 0;
     for &(start, len) in ranges {
         bytes += len;
-        for addr in start..start + len {
-            lines.insert(addr / 64);
-            pages.insert(addr / 4096);
+        if len > 0 {
+            // Every line and page from the first byte's to the last byte's (a set, so shared
+            // ones count once: an independent count from the report's interval merge).
+            lines.extend(start / 64..=(start + len - 1) / 64);
+            pages.extend(start / 4096..=(start + len - 1) / 4096);
         }
     }
     (bytes, lines.len(), pages.len())

@@ -107,6 +107,9 @@ pub struct ComponentInfo {
     /// Whether every chunk carries one value of this type (see
     /// `World::register_chunk_component`).
     chunk_component: bool,
+    /// Whether the owning world runs lifecycle hooks for this type (see
+    /// `World::set_component_hooks`).
+    hooked: bool,
 }
 
 impl ComponentInfo {
@@ -147,7 +150,24 @@ impl ComponentInfo {
             drop: std::mem::needs_drop::<T>().then_some(drop_ptr::<T> as unsafe fn(*mut u8)),
             enableable: false,
             chunk_component: false,
+            hooked: false,
         }
+    }
+
+    /// Whether the owning world runs lifecycle hooks for this type (see
+    /// `World::set_component_hooks`; `ChildOf` and `Children` have them in every world).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// let plain = world.register_component::<u8>();
+    /// let child_of = world.register_component::<ChildOf>();
+    /// assert!(!world.components().info(plain).has_hooks());
+    /// assert!(world.components().info(child_of).has_hooks());
+    /// ```
+    #[inline]
+    pub fn has_hooks(&self) -> bool {
+        self.hooked
     }
 
     /// Whether the type was registered as a chunk component: every chunk carries one value
@@ -358,6 +378,11 @@ pub struct Components {
     /// A planning registry (see [`Components::for_planning`]): kinds are learnt from worlds
     /// later, so element constructors leave kind checks to the world's registry.
     planning: bool,
+    /// Whether any registered type has hooks: the one test a structural change without hooks
+    /// pays (see `world/hooks.rs`).
+    any_hooked: bool,
+    /// Types given hooks before this registry saw them: each is marked hooked when registered.
+    hooked_later: Vec<TypeId>,
 }
 
 impl Default for Components {
@@ -381,6 +406,8 @@ impl Components {
             row_ticks: Vec::new(),
             kinds_version: 0,
             planning: false,
+            any_hooked: false,
+            hooked_later: Vec::new(),
         }
     }
 
@@ -492,6 +519,8 @@ impl Components {
             row_ticks: self.row_ticks.clone(),
             kinds_version: self.kinds_version,
             planning: self.planning,
+            any_hooked: self.any_hooked,
+            hooked_later: self.hooked_later.clone(),
         }
     }
 
@@ -517,12 +546,43 @@ impl Components {
     /// ```
     #[inline]
     pub fn register<T: Component>(&mut self) -> ComponentId {
-        let next = ComponentId(self.infos.len() as u32);
-        let infos = &mut self.infos;
-        *self.by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
-            infos.push(ComponentInfo::of::<T>(next));
-            next
-        })
+        match self.by_type.get(&TypeId::of::<T>()) {
+            Some(&id) => id,
+            None => self.register_new(ComponentInfo::of::<T>(ComponentId(self.infos.len() as u32))),
+        }
+    }
+
+    #[cold]
+    fn register_new(&mut self, mut info: ComponentInfo) -> ComponentId {
+        let id = info.id;
+        if let Some(at) = self.hooked_later.iter().position(|&t| t == info.type_id) {
+            self.hooked_later.swap_remove(at);
+            info.hooked = true;
+            self.any_hooked = true;
+        }
+        self.by_type.insert(info.type_id, id);
+        self.infos.push(info);
+        id
+    }
+
+    /// Whether any registered type has hooks (see [`ComponentInfo::has_hooks`]). Types given
+    /// hooks but not yet registered do not count: no row can hold them.
+    #[inline]
+    pub fn any_hooks(&self) -> bool {
+        self.any_hooked
+    }
+
+    /// Marks the type `type_id` hooked, now if it is registered, else when it is. Only the
+    /// world calls this, for the types it keeps hooks for.
+    pub(crate) fn set_hooked(&mut self, type_id: TypeId) {
+        match self.id_of(type_id) {
+            Some(id) => {
+                self.infos[id.index()].hooked = true;
+                self.any_hooked = true;
+            }
+            None if !self.hooked_later.contains(&type_id) => self.hooked_later.push(type_id),
+            None => {}
+        }
     }
 
     /// The per-row ticks component `id` keeps: none until a `Changed` or `Added` query state

@@ -18,17 +18,73 @@ use crate::entity::Entity;
 pub enum EntityError {
     /// The handle is stale (despawned, or from before `clear`) or was never issued.
     NoSuchEntity(Entity),
+    /// The entity is the target of a relationship whose policy is `DespawnPolicy::Refuse`,
+    /// and some entity still points at it; nothing changed.
+    DespawnRefused {
+        /// The entity that was to be despawned.
+        entity: Entity,
+        /// The relationship type (the sources' component) that refuses.
+        relationship: &'static str,
+        /// How many sources point at it.
+        sources: usize,
+    },
 }
 
 impl fmt::Display for EntityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
+            Self::DespawnRefused {
+                entity,
+                relationship,
+                sources,
+            } => write!(
+                f,
+                "entity {entity:?} cannot be despawned: {sources} entities point at it through \
+                 `{relationship}`, whose despawn policy is `Refuse` (remove those first)"
+            ),
         }
     }
 }
 
 impl std::error::Error for EntityError {}
+
+/// [`World::set_parent`](crate::World::set_parent) refused.
+///
+/// ```
+/// # use ecs_core::{HierarchyError, World};
+/// let mut world = World::new();
+/// let a = world.spawn(());
+/// assert_eq!(world.set_parent(a, a), Err(HierarchyError::Cycle { child: a, parent: a }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HierarchyError {
+    /// The entity is not alive.
+    NoSuchEntity(Entity),
+    /// `parent` is `child` or one of its descendants.
+    Cycle {
+        /// The entity that was to get a parent.
+        child: Entity,
+        /// The parent it was to get.
+        parent: Entity,
+    },
+}
+
+impl fmt::Display for HierarchyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
+            Self::Cycle { child, parent } => write!(
+                f,
+                "{parent:?} cannot be the parent of {child:?}: it is {child:?} or one of its \
+                 descendants, so the hierarchy would have a cycle"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HierarchyError {}
 
 /// A component access failed.
 ///
@@ -62,6 +118,16 @@ pub enum ComponentError {
         /// The type's name.
         component: &'static str,
     },
+    /// `take` would despawn an entity a `Refuse` relationship protects (see
+    /// [`EntityError::DespawnRefused`]); nothing changed.
+    DespawnRefused {
+        /// The entity.
+        entity: Entity,
+        /// The relationship type that refuses.
+        relationship: &'static str,
+        /// How many sources point at it.
+        sources: usize,
+    },
 }
 
 impl fmt::Display for ComponentError {
@@ -77,6 +143,16 @@ impl fmt::Display for ComponentError {
             Self::NotChunkComponent { component } => {
                 write!(f, "`{component}` is not a chunk component")
             }
+            Self::DespawnRefused {
+                entity,
+                relationship,
+                sources,
+            } => EntityError::DespawnRefused {
+                entity: *entity,
+                relationship,
+                sources: *sources,
+            }
+            .fmt(f),
         }
     }
 }
@@ -87,6 +163,15 @@ impl From<EntityError> for ComponentError {
     fn from(err: EntityError) -> Self {
         match err {
             EntityError::NoSuchEntity(e) => Self::NoSuchEntity(e),
+            EntityError::DespawnRefused {
+                entity,
+                relationship,
+                sources,
+            } => Self::DespawnRefused {
+                entity,
+                relationship,
+                sources,
+            },
         }
     }
 }
@@ -108,6 +193,23 @@ pub enum WorldError {
     ZeroMinRows,
     /// `set_chunk_size_for` came after the archetype was created, so its chunks are sized.
     ArchetypeExists(crate::ArchetypeId),
+    /// `set_component_hooks` (or a relationship's registration) for a type that has hooks.
+    HooksAlreadySet {
+        /// The type's name.
+        component: &'static str,
+    },
+    /// `set_component_hooks` for a type some entity already holds: its `on_add` never ran.
+    HooksAfterUse {
+        /// The type's name.
+        component: &'static str,
+    },
+    /// `register_required` would make a type require itself, directly or through others.
+    RequiredCycle {
+        /// The type that was to require another.
+        component: &'static str,
+        /// The type it was to require, which already requires it (perhaps through others).
+        required: &'static str,
+    },
 }
 
 impl fmt::Display for WorldError {
@@ -124,6 +226,21 @@ impl fmt::Display for WorldError {
                 f,
                 "archetype {} already exists, so its chunk size is fixed",
                 id.index()
+            ),
+            Self::HooksAlreadySet { component } => {
+                write!(f, "`{component}` already has component hooks")
+            }
+            Self::HooksAfterUse { component } => write!(
+                f,
+                "`{component}` is already held by an entity: install its hooks before first use"
+            ),
+            Self::RequiredCycle {
+                component,
+                required,
+            } => write!(
+                f,
+                "`{component}` cannot require `{required}`: `{required}` already requires \
+                 `{component}` (directly or through other types), so spawning either would never end"
             ),
         }
     }

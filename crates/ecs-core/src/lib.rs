@@ -56,8 +56,10 @@ mod enable;
 mod entity;
 mod entity_ref;
 mod error;
+mod hierarchy;
 mod ids;
 mod query_cache;
+mod relationship;
 mod report;
 #[expect(
     unsafe_code,
@@ -88,9 +90,13 @@ pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryI
 pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
-pub use error::{ComponentError, EntityError, RowTooLarge, SnapshotError, WorldError};
+pub use error::{
+    ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
+};
+pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, DescendantsBreadthFirst};
 pub use ids::{ArchetypeId, WorldId};
 pub use query_cache::QueryCache;
+pub use relationship::{DespawnPolicy, Relationship, RelationshipTarget};
 pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
 pub use row_ticks::{ChangeWindow, RowTicks};
@@ -104,6 +110,7 @@ pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
 pub use world::compact::CompactReport;
 pub use world::spawn_batch::SpawnBatch;
+pub use world::{ComponentHook, ComponentHooks, DeferredWorld, HookCommands, HookContext};
 pub use world::{Tick, World};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.

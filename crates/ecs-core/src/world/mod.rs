@@ -8,6 +8,10 @@
 //! Panic safety: user `Drop` code runs only after the world is consistent again (entity table
 //! and archetypes agree), so a panicking `Drop` can at worst leak the remaining values of the
 //! entity being changed.
+//!
+//! Lifecycle hooks (`world/hooks.rs`) run around those changes when a type involved has them;
+//! this file defines the types a world holds for them ([`ComponentHooks`], [`DeferredWorld`])
+//! so that the world and its hooks need not import each other.
 
 #[expect(
     unsafe_code,
@@ -17,11 +21,13 @@ mod access;
 mod chunk_component;
 pub(crate) mod compact;
 mod enable;
+mod hooks;
+pub use hooks::HookCommands;
 mod policy;
+mod report;
 mod resources;
 mod snapshot_registry;
 pub(crate) mod spawn_batch;
-mod report;
 mod take;
 mod ticks;
 
@@ -32,7 +38,7 @@ use crate::bundle::Bundle;
 use crate::chunk_layout::CHUNK_SIZE;
 use crate::chunk_policy::{ChunkPolicy, ChunkSizing};
 use crate::chunk_pool::ChunkPool;
-use crate::component::{Component, ComponentId, Components};
+use crate::component::{Component, ComponentId, Components, TypeIdMap};
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError, WorldError};
 use crate::ids::{ArchetypeId, WorldId};
@@ -83,6 +89,81 @@ pub struct World {
     query_cache: QueryCache,
     /// The tick of the last row-tick clamp ([`World::check_change_ticks`]).
     ticks_checked: u64,
+    /// Lifecycle hooks by component type (see [`World::set_component_hooks`]). A type is in
+    /// here if and only if `components` marks it hooked once registered.
+    hooks: TypeIdMap<ComponentHooks>,
+    /// Commands hooks recorded, applied in order before the structural change that ran the
+    /// hooks returns; empty outside a `&mut self` method (see `world/hooks.rs`).
+    hook_commands: HookQueue,
+}
+
+/// A lifecycle hook: a plain function the world calls when an entity gains, is written, is
+/// about to be overwritten in, or is about to lose a component of the hooked type (see
+/// [`World::set_component_hooks`] for the order on each path). It reads the world through
+/// [`DeferredWorld`] and changes it only through the commands it records there.
+pub type ComponentHook = fn(DeferredWorld<'_>, HookContext);
+
+/// The four lifecycle hooks of one component type, built with [`ComponentHooks::new`] and its
+/// `on_*` setters and installed with [`World::set_component_hooks`].
+///
+/// ```
+/// # use std::sync::atomic::{AtomicU32, Ordering};
+/// # use ecs_core::{ComponentHooks, DeferredWorld, HookContext, World};
+/// struct Health(u32);
+/// struct Spawned(AtomicU32);
+/// fn count(world: DeferredWorld<'_>, _: HookContext) {
+///     world.resource::<Spawned>().0.fetch_add(1, Ordering::Relaxed);
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Spawned(AtomicU32::new(0)));
+/// world.set_component_hooks::<Health>(ComponentHooks::new().on_add(count)).unwrap();
+/// world.spawn((Health(10),));
+/// assert_eq!(world.resource::<Spawned>().0.load(Ordering::Relaxed), 1);
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct ComponentHooks {
+    pub(crate) on_add: Option<ComponentHook>,
+    pub(crate) on_insert: Option<ComponentHook>,
+    pub(crate) on_replace: Option<ComponentHook>,
+    pub(crate) on_remove: Option<ComponentHook>,
+    /// Refuses a despawn before any hook runs (a relationship's `DespawnPolicy::Refuse`).
+    pub(crate) check_despawn: Option<DespawnCheck>,
+    /// Panics unless both sides of a relationship agree ([`World::check_invariants`]).
+    pub(crate) check_invariants: Option<fn(&World)>,
+}
+
+/// Refuses the despawn of an entity (a relationship's `Refuse` policy), or lets it go ahead.
+pub(crate) type DespawnCheck = fn(&World, Entity) -> Result<(), EntityError>;
+
+/// What a hook is told: the entity, the hooked component and whether the entity is being
+/// despawned (an `on_replace` / `on_remove` hook of a relationship acts on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookContext {
+    /// The entity whose component the change is about.
+    pub entity: Entity,
+    /// The hooked component's id.
+    pub component: ComponentId,
+    /// Whether the change is a despawn (or a [`World::clear`]).
+    pub despawning: bool,
+}
+
+/// The world as a hook sees it: every read a `&World` allows (through `Deref`), and
+/// [`DeferredWorld::commands`] to record changes. The row is mid-change while a hook runs, so
+/// nothing may move it: recorded commands run once the change is complete.
+pub struct DeferredWorld<'w> {
+    world: &'w World,
+    commands: &'w mut Vec<HookCommand>,
+}
+
+/// A change a hook recorded, run on the world once the structural change is complete.
+pub(crate) type HookCommand = Box<dyn FnOnce(&mut World) + Send + Sync>;
+
+/// The world's queue of hook commands: filled by each structural change that ran hooks,
+/// drained by the outermost one (so hooks of commands' changes queue behind, not recurse).
+#[derive(Default)]
+struct HookQueue {
+    pending: std::collections::VecDeque<HookCommand>,
+    draining: bool,
 }
 
 impl Default for World {
@@ -152,7 +233,10 @@ impl World {
             change_tick: AtomicU64::new(1),
             snapshots: SnapshotRegistry::default(),
             ticks_checked: 1,
+            hooks: TypeIdMap::default(),
+            hook_commands: HookQueue::default(),
         }
+        .with_hierarchy()
     }
 
     /// This world's id.
@@ -223,8 +307,13 @@ impl World {
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         self.flush();
         let tick = self.change_tick();
-        self.archetypes
-            .spawn(&mut self.components, &mut self.entities, bundle, tick)
+        let entity = self
+            .archetypes
+            .spawn(&mut self.components, &mut self.entities, bundle, tick);
+        if self.components.any_hooks() {
+            self.spawned_with_hooks::<B>(entity);
+        }
+        entity
     }
 
     /// Reserves an entity id through a shared reference, e.g. from a command buffer in a
@@ -293,6 +382,16 @@ impl World {
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
+        if self.components.any_hooks() {
+            self.check_despawn(entity)?;
+            return self.despawn_with_hooks(entity);
+        }
+        self.despawn_plain(entity)
+    }
+
+    /// The despawn itself, hooks aside.
+    #[inline]
+    pub(crate) fn despawn_plain(&mut self, entity: Entity) -> Result<(), EntityError> {
         let tick = self.change_tick();
         self.archetypes.despawn(&mut self.entities, entity, tick)
     }
@@ -321,6 +420,25 @@ impl World {
     /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
+        if self.components.any_hooks() {
+            return self.insert_with_hooks(entity, bundle);
+        }
+        self.insert_plain(entity, bundle)?;
+        if self.components.any_hooks() {
+            // This insert registered the first hooked type, so the entity lacked it before.
+            let ids = crate::bundle::bundle_ids::<B>(&mut self.components);
+            self.added_with_hooks(&[entity], &ids, &ids);
+        }
+        Ok(())
+    }
+
+    /// The insert itself, hooks aside.
+    #[inline(always)]
+    pub(crate) fn insert_plain<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), EntityError> {
         let tick = self.change_tick();
         let replaced = self.archetypes.insert(
             &mut self.components,
@@ -373,6 +491,15 @@ impl World {
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
+        if self.components.any_hooks() {
+            return self.remove_with_hooks::<B>(entity);
+        }
+        self.remove_plain::<B>(entity)
+    }
+
+    /// The remove itself, hooks aside.
+    #[inline(always)]
+    pub(crate) fn remove_plain<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         let tick = self.change_tick();
         self.archetypes
             .remove(&mut self.components, &mut self.entities, entity, tick)
@@ -397,6 +524,16 @@ impl World {
     /// ```
     pub fn clear(&mut self) {
         self.flush();
+        let hook_commands = if self.components.any_hooks() {
+            self.hooks_before_clear()
+        } else {
+            Vec::new()
+        };
+        self.clear_rows();
+        self.finish_hooks(hook_commands);
+    }
+
+    fn clear_rows(&mut self) {
         for arch in self.archetypes.as_slice() {
             for chunk in arch.chunks() {
                 for &entity in chunk.entities() {
@@ -637,7 +774,6 @@ impl World {
             self.change_tick.store(tick, Ordering::Relaxed);
         }
     }
-
 }
 
 impl std::fmt::Debug for World {

@@ -6,7 +6,6 @@ use crate::report::WorldLayout;
 use crate::world::World;
 
 impl World {
-
     /// The world's memory and chunk usage: per archetype its chunk size, rows per chunk, chunks,
     /// fill and unused bytes, and the memory totals ([`WorldMemory`](crate::WorldMemory));
     /// `Display` prints it as a table. O(archetypes + chunks).
@@ -31,9 +30,10 @@ impl World {
         self.memory_report()
     }
 
-    /// Walks every entity, archetype, chunk and cached edge and panics, with a message saying
-    /// what broke, if an invariant written on those types does not hold. A debugging aid,
-    /// O(entities + archetypes); tests call it after structural changes.
+    /// Walks every entity, archetype, chunk and cached edge, and both sides of every
+    /// relationship, and panics, with a message saying what broke, if an invariant written on
+    /// those types does not hold. A debugging aid, O(entities + archetypes); tests call it
+    /// after structural changes.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -71,5 +71,6 @@ impl World {
             rows += arch.len();
         }
         assert_eq!(rows, self.len() as usize, "rows and live entities disagree");
+        self.check_hook_invariants();
     }
 }

@@ -1,5 +1,6 @@
 //! Batch spawning: many entities of one bundle type, a chunk's worth of rows at a time
-//! (`Archetypes::spawn_batch` writes the rows), and the ids read back.
+//! (`Archetypes::spawn_batch` writes the rows), and the ids read back. Hooks of the bundle's
+//! types run once the whole batch is written, entity by entity in spawn order.
 
 use std::iter::FusedIterator;
 use std::ops::Range;
@@ -33,10 +34,40 @@ impl World {
         let (entities, components, archetypes) = self.parts_mut();
         let (archetype, rows) =
             archetypes.spawn_batch(components, entities, iter.into_iter(), tick);
+        if self.components().any_hooks() {
+            return self.batch_with_hooks::<I::Item>(archetype, rows);
+        }
         SpawnBatch {
             world: self,
             archetype,
             rows,
+            ids: None,
+        }
+    }
+
+    /// The hooks of a batch's entities, in spawn order. Their commands may move the new rows,
+    /// so the ids are read before the hooks run and handed out from a list.
+    #[cold]
+    fn batch_with_hooks<B: Bundle>(
+        &mut self,
+        archetype: ArchetypeId,
+        rows: Range<usize>,
+    ) -> SpawnBatch<'_> {
+        let spawned: Vec<Entity> = SpawnBatch {
+            world: self,
+            archetype,
+            rows: rows.clone(),
+            ids: None,
+        }
+        .collect();
+        let (_, components, _) = self.parts_mut();
+        let ids = crate::bundle::bundle_ids::<B>(components);
+        self.added_with_hooks(&spawned, &ids, &ids);
+        SpawnBatch {
+            world: self,
+            archetype,
+            rows: 0..0,
+            ids: Some(spawned.into_iter()),
         }
     }
 }
@@ -55,6 +86,8 @@ pub struct SpawnBatch<'w> {
     world: &'w World,
     archetype: ArchetypeId,
     rows: Range<usize>,
+    /// The ids themselves, when hooks ran (their commands may have moved the rows).
+    ids: Option<std::vec::IntoIter<Entity>>,
 }
 
 impl Iterator for SpawnBatch<'_> {
@@ -62,6 +95,9 @@ impl Iterator for SpawnBatch<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
+        if let Some(ids) = &mut self.ids {
+            return ids.next();
+        }
         let row = self.rows.next()?;
         let arch = &self.world.archetypes()[self.archetype.index()];
         let (chunk, r) = arch.split_row(row);
@@ -69,7 +105,10 @@ impl Iterator for SpawnBatch<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.rows.size_hint()
+        match &self.ids {
+            Some(ids) => ids.size_hint(),
+            None => self.rows.size_hint(),
+        }
     }
 }
 

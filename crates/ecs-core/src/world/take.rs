@@ -8,7 +8,7 @@
 use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::error::ComponentError;
+use crate::error::{ComponentError, EntityError};
 use crate::world::World;
 
 impl World {
@@ -40,8 +40,9 @@ impl World {
     ///
     /// # Errors
     /// [`ComponentError::NoSuchEntity`] for a stale handle, [`ComponentError::MissingComponent`]
-    /// naming the first type of `B` the entity lacks; in both cases nothing changes (the entity
-    /// stays alive).
+    /// naming the first type of `B` the entity lacks, and [`ComponentError::DespawnRefused`] if
+    /// a relationship's `Refuse` policy protects the entity; in each case nothing changes (the
+    /// entity stays alive).
     ///
     /// # Panics
     /// As [`World::remove`]; and if the `Drop` of one of the other components panics, after
@@ -57,9 +58,14 @@ impl World {
     /// assert!(world.take::<(u32,)>(e).is_err());
     /// ```
     pub fn take<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
+        self.flush();
+        // A despawn a relationship refuses must stop the take before anything moves.
+        self.check_despawn(entity)?;
         let bundle = self.remove::<B>(entity)?;
-        self.despawn(entity)
-            .expect("`remove` just found the entity alive");
-        Ok(bundle)
+        // The remove's hooks may have despawned the entity already; that is the same end.
+        match self.despawn_as_consequence(entity) {
+            Ok(()) | Err(EntityError::NoSuchEntity(_)) => Ok(bundle),
+            Err(err) => Err(err.into()),
+        }
     }
 }

@@ -7,7 +7,6 @@ use crate::sync::Ordering;
 use crate::world::{Tick, World};
 
 impl World {
-
     /// The world's current change tick: writes stamp it on the chunk columns they touch.
     ///
     /// ```

@@ -1,0 +1,382 @@
+//! Relationships: a component on a *source* entity that names one or more *target* entities
+//! ([`Relationship`]), and the list of sources the engine keeps on each target
+//! ([`RelationshipTarget`]). [`ChildOf`](crate::ChildOf) / [`Children`](crate::Children) is
+//! the built-in pair; [`World::register_relationship`] installs the same upkeep for your own.
+//!
+//! Both sides are ordinary components whose values hold entity ids, so a relationship does not
+//! fragment archetypes: every child of every parent shares one archetype.
+//!
+//! The upkeep is done by component hooks (see `world/hooks.rs`), and after every structural
+//! change both sides agree:
+//! - inserting the relationship on a source adds the source to each target's list (creating
+//!   the list component when needed); overwriting it moves the source from the old targets'
+//!   lists to the new ones; removing it, or despawning the source, takes the source out of
+//!   them (a list left empty is removed);
+//! - a target's list cannot name a source that does not point at it: inserting a list makes
+//!   each listed source point at the target, removing the list removes the relationship from
+//!   its sources;
+//! - despawning a target applies the relationship's [`DespawnPolicy`] to its sources.
+//!
+//! A relationship naming a dead entity or its own source is dropped from the source when the
+//! hooks run (its target list could not exist).
+//!
+//! The hooks see changes made through `insert`, `remove` and despawn (commands included).
+//! Writing a relationship's value through `&mut` (a query's `&mut ChildOf`, `get_mut`) does not
+//! run them: re-insert the component instead. [`World::check_invariants`] finds a disagreement.
+
+use smallvec::SmallVec;
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::{EntityError, WorldError};
+use crate::world::{ComponentHooks, DeferredWorld, HookContext, World};
+
+/// What despawning a target does to the entities that point at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DespawnPolicy {
+    /// Despawn every source too, and so on down (`ChildOf`: despawning a parent despawns its
+    /// subtree). Each source's own relationships then apply their policies.
+    DespawnSources,
+    /// Remove the relationship from each source (a many-to-many source keeps its other
+    /// targets); the sources stay alive.
+    RemoveRelationship,
+    /// Refuse: `World::despawn` (and `take`) of a target that still has sources fails with
+    /// [`EntityError::DespawnRefused`] and changes nothing. A despawn that is itself the
+    /// consequence of another (a `DespawnSources` cascade, a hook's command) is not refused:
+    /// the relationship is removed from the sources instead, as that despawn was asked for.
+    Refuse,
+}
+
+/// The source side of a relationship: a component naming the entities it points at.
+///
+/// One-to-many (each source has one target, like [`ChildOf`](crate::ChildOf)): implement
+/// `targets` as a one-element slice and keep the default `targets_mut`. Many-to-many (a turret
+/// targets several units): store a `Vec<Entity>` and return it from `targets_mut`.
+///
+/// ```
+/// use ecs_core::{DespawnPolicy, Entity, Relationship, RelationshipTarget, World};
+///
+/// /// A turret's targets (many-to-many).
+/// struct Targets(Vec<Entity>);
+/// /// The turrets targeting a unit, kept by the engine.
+/// struct TargetedBy(Vec<Entity>);
+///
+/// impl Relationship for Targets {
+///     type Target = TargetedBy;
+///     fn targets(&self) -> &[Entity] { &self.0 }
+///     fn from_target(target: Entity) -> Self { Targets(vec![target]) }
+///     fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> { Some(&mut self.0) }
+/// }
+/// impl RelationshipTarget for TargetedBy {
+///     type Relationship = Targets;
+///     const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
+///     fn from_sources(sources: Vec<Entity>) -> Self { TargetedBy(sources) }
+///     fn sources(&self) -> &[Entity] { &self.0 }
+///     fn sources_mut(&mut self) -> &mut Vec<Entity> { &mut self.0 }
+/// }
+///
+/// let mut world = World::new();
+/// world.register_relationship::<Targets>().unwrap();
+/// let (a, b) = (world.spawn(()), world.spawn(()));
+/// let turret = world.spawn((Targets(vec![a, b]),));
+/// assert_eq!(world.get::<TargetedBy>(a).unwrap().0, [turret]);
+/// world.despawn(a).unwrap(); // the turret keeps its other target
+/// assert_eq!(world.get::<Targets>(turret).unwrap().0, [b]);
+/// world.check_invariants();
+/// ```
+pub trait Relationship: Component + Sized {
+    /// The list the engine keeps on each target.
+    type Target: RelationshipTarget<Relationship = Self>;
+
+    /// The entities this source points at.
+    fn targets(&self) -> &[Entity];
+
+    /// A value pointing at `target` only.
+    fn from_target(target: Entity) -> Self;
+
+    /// The target list of a many-to-many relationship, for the engine to add and drop targets
+    /// in place; `None` (the default) for one target per source.
+    fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
+        None
+    }
+}
+
+/// The target side of a relationship: the sources pointing at an entity, kept by the engine
+/// (see [`Relationship`] for an example).
+pub trait RelationshipTarget: Component + Sized {
+    /// The component on the sources.
+    type Relationship: Relationship<Target = Self>;
+
+    /// What despawning an entity holding this list does to its sources.
+    const ON_DESPAWN: DespawnPolicy;
+
+    /// A list of `sources`.
+    fn from_sources(sources: Vec<Entity>) -> Self;
+
+    /// The sources, in the order they joined.
+    fn sources(&self) -> &[Entity];
+
+    /// The sources, for the engine to add and drop them.
+    fn sources_mut(&mut self) -> &mut Vec<Entity>;
+}
+
+type Ids = SmallVec<[Entity; 4]>;
+
+impl World {
+    /// Installs the upkeep of relationship `R` and its target list `R::Target` (see the
+    /// module docs of `relationship` for what is kept in step). `ChildOf` is installed in
+    /// every world.
+    ///
+    /// # Errors
+    /// As [`World::set_component_hooks`] for either type (hooks already set, or the type is in
+    /// use); nothing changes then.
+    pub fn register_relationship<R: Relationship>(&mut self) -> Result<(), WorldError> {
+        // Both or neither: check the target's type first, so a failure leaves no half.
+        if self.component_hooks::<R::Target>().is_some() {
+            return Err(WorldError::HooksAlreadySet {
+                component: std::any::type_name::<R::Target>(),
+            });
+        }
+        let mut source = ComponentHooks::new()
+            .on_insert(source_inserted::<R>)
+            .on_replace(source_replaced::<R>);
+        source.check_invariants = Some(check_relationship::<R>);
+        self.set_component_hooks::<R>(source)?;
+        let mut target = ComponentHooks::new()
+            .on_insert(target_inserted::<R::Target>)
+            .on_replace(target_replaced::<R::Target>);
+        target.check_despawn = Some(refuse_despawn::<R::Target>);
+        self.set_component_hooks::<R::Target>(target)
+    }
+
+    /// The entities `entity` points at through `R` (empty if it has no `R` or is not alive).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// let parent = world.spawn(());
+    /// let child = world.spawn((ChildOf(parent),));
+    /// assert_eq!(world.relationship_targets::<ChildOf>(child), [parent]);
+    /// ```
+    pub fn relationship_targets<R: Relationship>(&self, entity: Entity) -> &[Entity] {
+        self.get::<R>(entity).map_or(&[], R::targets)
+    }
+
+    /// The entities pointing at `entity` through `T`'s relationship (empty if none).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, Children, World};
+    /// let mut world = World::new();
+    /// let parent = world.spawn(());
+    /// let child = world.spawn((ChildOf(parent),));
+    /// assert_eq!(world.relationship_sources::<Children>(parent), [child]);
+    /// ```
+    pub fn relationship_sources<T: RelationshipTarget>(&self, entity: Entity) -> &[Entity] {
+        self.get::<T>(entity).map_or(&[], T::sources)
+    }
+}
+
+fn targets_of<R: Relationship>(world: &World, source: Entity) -> Ids {
+    world
+        .get::<R>(source)
+        .map(|r| r.targets().iter().copied().collect())
+        .unwrap_or_default()
+}
+
+fn points_at<R: Relationship>(world: &World, source: Entity, target: Entity) -> bool {
+    world
+        .get::<R>(source)
+        .is_ok_and(|r| r.targets().contains(&target))
+}
+
+/// `R` written on a source: join each target's list once the change is complete.
+fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let source = ctx.entity;
+    let targets = targets_of::<R>(&world, source);
+    world.commands().add(move |world| {
+        for target in targets {
+            link::<R>(world, source, target);
+        }
+    });
+}
+
+/// `R` about to be overwritten or removed: leave the old targets' lists.
+fn source_replaced<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let source = ctx.entity;
+    let targets = targets_of::<R>(&world, source);
+    world.commands().add(move |world| {
+        for target in targets {
+            unlink::<R::Target>(world, source, target);
+        }
+    });
+}
+
+/// A target list written: make each listed source point at the target.
+fn target_inserted<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let target = ctx.entity;
+    let sources: Ids = world
+        .get::<T>(target)
+        .map(|t| t.sources().iter().copied().collect())
+        .unwrap_or_default();
+    world.commands().add(move |world| {
+        for source in sources {
+            adopt::<T>(world, target, source);
+        }
+    });
+}
+
+/// A target list about to be overwritten or removed: its sources lose the relationship, or
+/// on a despawn, meet the relationship's policy.
+fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let target = ctx.entity;
+    let sources: Ids = world
+        .get::<T>(target)
+        .map(|t| t.sources().iter().copied().collect())
+        .unwrap_or_default();
+    let cascade = ctx.despawning && T::ON_DESPAWN == DespawnPolicy::DespawnSources;
+    world.commands().add(move |world| {
+        for source in sources {
+            if !points_at::<T::Relationship>(world, source, target) {
+                continue;
+            }
+            if cascade {
+                let _ = world.despawn_as_consequence(source);
+            } else {
+                detach::<T::Relationship>(world, source, target);
+            }
+        }
+    });
+}
+
+/// Adds `source` to `target`'s list, if `source` still points at a live `target`; a
+/// relationship naming a dead entity or its own source is dropped instead.
+fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if !points_at::<R>(world, source, target) {
+        return;
+    }
+    if target == source || !world.contains(target) {
+        detach::<R>(world, source, target);
+        return;
+    }
+    match world.get_mut::<R::Target>(target) {
+        Ok(list) => {
+            if !list.sources().contains(&source) {
+                list.sources_mut().push(source);
+            }
+        }
+        Err(_) => {
+            let list = R::Target::from_sources(vec![source]);
+            let _ = world.insert(target, (list,));
+        }
+    }
+}
+
+/// Takes `source` out of `target`'s list; an emptied list is removed.
+fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Entity) {
+    let Ok(list) = world.get_mut::<T>(target) else {
+        return;
+    };
+    list.sources_mut().retain(|&s| s != source);
+    if list.sources().is_empty() {
+        drop(world.remove::<(T,)>(target));
+    }
+}
+
+/// Makes `source` point at `target` (the target's list already names it).
+fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entity) {
+    if source == target || !world.contains(source) {
+        if let Ok(list) = world.get_mut::<T>(target) {
+            list.sources_mut().retain(|&s| s != source);
+        }
+        return;
+    }
+    if points_at::<T::Relationship>(world, source, target) {
+        return;
+    }
+    if let Ok(relationship) = world.get_mut::<T::Relationship>(source) {
+        if let Some(targets) = relationship.targets_mut() {
+            targets.push(target);
+            return;
+        }
+    }
+    // One target per source (or none yet): the insert moves the source from its old target.
+    let _ = world.insert(source, (T::Relationship::from_target(target),));
+}
+
+/// Drops `target` from `source`'s relationship: from the list of a many-to-many one (removing
+/// the component once no target is left), or the whole component otherwise.
+fn detach<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    let Ok(relationship) = world.get_mut::<R>(source) else {
+        return;
+    };
+    if let Some(targets) = relationship.targets_mut() {
+        targets.retain(|&t| t != target);
+        if !targets.is_empty() {
+            return;
+        }
+    }
+    drop(world.remove::<(R,)>(source));
+}
+
+/// The `Refuse` policy: a target with sources may not be despawned.
+fn refuse_despawn<T: RelationshipTarget>(world: &World, entity: Entity) -> Result<(), EntityError> {
+    if T::ON_DESPAWN != DespawnPolicy::Refuse {
+        return Ok(());
+    }
+    match world.get::<T>(entity) {
+        Ok(list) if !list.sources().is_empty() => Err(EntityError::DespawnRefused {
+            entity,
+            relationship: std::any::type_name::<T::Relationship>(),
+            sources: list.sources().len(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Panics unless both sides of `R` agree: every target of every source is alive, is not the
+/// source, and lists the source once; every listed source is alive and points back.
+fn check_relationship<R: Relationship>(world: &World) {
+    let name = std::any::type_name::<R>();
+    for source in entities_with::<R>(world) {
+        for &target in world.relationship_targets::<R>(source) {
+            assert!(
+                target != source && world.contains(target),
+                "`{name}` of {source:?} names {target:?}, which is itself or not alive"
+            );
+            let listed = world
+                .relationship_sources::<R::Target>(target)
+                .iter()
+                .filter(|&&s| s == source)
+                .count();
+            assert_eq!(
+                listed, 1,
+                "{target:?} lists {source:?} {listed} times, but its `{name}` points at it"
+            );
+        }
+    }
+    for target in entities_with::<R::Target>(world) {
+        for &source in world.relationship_sources::<R::Target>(target) {
+            assert!(
+                points_at::<R>(world, source, target),
+                "{target:?} lists {source:?} as a source of `{name}`, which does not point back"
+            );
+        }
+    }
+}
+
+/// Every live entity holding a `T`.
+fn entities_with<T: Component>(world: &World) -> Vec<Entity> {
+    let Some(id) = world.component_id::<T>() else {
+        return Vec::new();
+    };
+    world
+        .archetypes()
+        .iter()
+        .filter(|arch| arch.signature().contains(id))
+        .flat_map(|arch| {
+            arch.chunks()
+                .iter()
+                .flat_map(|c| c.entities().iter().copied())
+        })
+        .collect()
+}

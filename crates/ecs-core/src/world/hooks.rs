@@ -1,0 +1,488 @@
+//! Lifecycle hooks: per component type, functions the world calls at every structural change
+//! that adds, writes over or removes a value of that type.
+//!
+//! The order, on every path (spawn, `spawn_batch`, insert, remove, `take`, despawn, `clear`,
+//! and everything commands do, since they call these):
+//! - **gaining** (spawn, insert of a type the entity lacks): after the row is written,
+//!   `on_add` for each new type, then `on_insert` for every type of the bundle (new and
+//!   overwritten), both in bundle order;
+//! - **overwriting** (insert of a type the entity has): `on_replace` before the old value is
+//!   dropped, then `on_insert` after the new one is written;
+//! - **losing** (remove, `take`, despawn, `clear`): before the row moves, `on_replace` then
+//!   `on_remove` for each type lost, the value still readable (bundle order for remove,
+//!   component-id order for despawn).
+//!
+//! Restore and compaction run no hooks: compaction moves no component, and a restore puts
+//! back a state in which hooks already ran (a snapshot holds both sides of every
+//! relationship); state a hook keeps outside the world must be rolled back with it.
+//!
+//! A hook sees the world through [`DeferredWorld`]: reads only. Changes it records run after
+//! the structural change completes and before the method that made it returns, in the order
+//! they were recorded; commands recorded while those run queue behind them (a breadth-first
+//! order, so a deep hierarchy's despawn does not recurse). If a hook panics, the world stays
+//! consistent: a hook before the change stops it (nothing changes, an inserted bundle is
+//! dropped), a hook after it leaves it made; the commands not yet applied are dropped.
+//!
+//! Cost: a world where no registered type has hooks pays one flag test per structural change
+//! (`Components::any_hooks`); with hooks, a change that involves no hooked type pays a look at
+//! the bundle's ids.
+
+use std::any::type_name;
+use std::ops::Deref;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use smallvec::SmallVec;
+
+use crate::bundle::{bundle_ids, Bundle, BundleIds};
+use crate::component::{Component, ComponentId};
+use crate::entity::Entity;
+use crate::error::{ComponentError, EntityError, WorldError};
+use crate::world::{ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, World};
+
+impl ComponentHooks {
+    /// No hooks; add them with the `on_*` setters.
+    pub const fn new() -> Self {
+        Self {
+            on_add: None,
+            on_insert: None,
+            on_replace: None,
+            on_remove: None,
+            check_despawn: None,
+            check_invariants: None,
+        }
+    }
+
+    /// Runs `hook` after an entity gains the type (spawn, or insert of a type it lacked).
+    #[must_use]
+    pub const fn on_add(mut self, hook: ComponentHook) -> Self {
+        self.on_add = Some(hook);
+        self
+    }
+
+    /// Runs `hook` after a value of the type is written by spawn or insert, also over an old
+    /// value.
+    #[must_use]
+    pub const fn on_insert(mut self, hook: ComponentHook) -> Self {
+        self.on_insert = Some(hook);
+        self
+    }
+
+    /// Runs `hook` before a value of the type is overwritten or removed (despawn included),
+    /// while the old value is still readable.
+    #[must_use]
+    pub const fn on_replace(mut self, hook: ComponentHook) -> Self {
+        self.on_replace = Some(hook);
+        self
+    }
+
+    /// Runs `hook` before an entity loses the type (remove, take, despawn), while the value is
+    /// still readable; after `on_replace`.
+    #[must_use]
+    pub const fn on_remove(mut self, hook: ComponentHook) -> Self {
+        self.on_remove = Some(hook);
+        self
+    }
+
+    /// Whether no hook is set.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentHooks, DeferredWorld, HookContext};
+    /// fn noop(_: DeferredWorld<'_>, _: HookContext) {}
+    /// assert!(ComponentHooks::new().is_empty());
+    /// assert!(!ComponentHooks::new().on_remove(noop).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.on_add.is_none()
+            && self.on_insert.is_none()
+            && self.on_replace.is_none()
+            && self.on_remove.is_none()
+            && self.check_despawn.is_none()
+    }
+}
+
+impl std::fmt::Debug for ComponentHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ComponentHooks")
+            .field("on_add", &self.on_add.is_some())
+            .field("on_insert", &self.on_insert.is_some())
+            .field("on_replace", &self.on_replace.is_some())
+            .field("on_remove", &self.on_remove.is_some())
+            .finish()
+    }
+}
+
+impl<'w> DeferredWorld<'w> {
+    /// The world, for reads that outlive this view.
+    pub fn world(&self) -> &'w World {
+        self.world
+    }
+
+    /// Records changes to make once the structural change that runs this hook is complete.
+    pub fn commands(&mut self) -> HookCommands<'_> {
+        HookCommands {
+            queue: self.commands,
+        }
+    }
+}
+
+impl Deref for DeferredWorld<'_> {
+    type Target = World;
+
+    fn deref(&self) -> &World {
+        self.world
+    }
+}
+
+/// Changes a hook records (see [`DeferredWorld::commands`]). Each runs on the world after the
+/// structural change completes; one about an entity that no longer exists by then (or lacks
+/// the components it removes) does nothing, as its effect would have left with the entity.
+pub struct HookCommands<'a> {
+    queue: &'a mut Vec<HookCommand>,
+}
+
+impl HookCommands<'_> {
+    /// Records `f`, to run with the whole world.
+    pub fn add(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
+        self.queue.push(Box::new(f));
+    }
+
+    /// Records `world.insert(entity, bundle)`.
+    pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.add(move |world| {
+            let _ = world.insert(entity, bundle);
+        });
+    }
+
+    /// Records `world.remove::<B>(entity)`, the values dropped.
+    pub fn remove<B: Bundle>(&mut self, entity: Entity) {
+        self.add(move |world| drop(world.remove::<B>(entity)));
+    }
+
+    /// Records a despawn of `entity`. It is a consequence of a change already made, so a
+    /// relationship's `Refuse` policy does not stop it (see `DespawnPolicy`).
+    pub fn despawn(&mut self, entity: Entity) {
+        self.add(move |world| {
+            let _ = world.despawn_as_consequence(entity);
+        });
+    }
+
+    /// Records a spawn of `bundle`.
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) {
+        self.add(move |world| {
+            world.spawn(bundle);
+        });
+    }
+}
+
+/// Which hook of a [`ComponentHooks`] to run.
+type Pick = fn(&ComponentHooks) -> Option<ComponentHook>;
+
+const ON_ADD: Pick = |h| h.on_add;
+const ON_INSERT: Pick = |h| h.on_insert;
+const ON_REPLACE: Pick = |h| h.on_replace;
+const ON_REMOVE: Pick = |h| h.on_remove;
+
+impl World {
+    /// Installs lifecycle hooks for `T` (see `world/hooks.rs` in the crate's source, and the
+    /// "Relationships and hooks" chapter of the docs, for the order on each path). Hooks are
+    /// plain functions: state they keep lives in resources or components.
+    ///
+    /// # Errors
+    /// [`WorldError::HooksAlreadySet`] if `T` has hooks (relationships install theirs; two
+    /// sets for one type would be run in an order nobody chose), and
+    /// [`WorldError::HooksAfterUse`] if an entity already holds a `T` (its `on_add` would never
+    /// have run). Nothing changes then.
+    ///
+    /// ```
+    /// # use std::sync::atomic::{AtomicU32, Ordering};
+    /// # use ecs_core::{ComponentHooks, DeferredWorld, HookContext, World, WorldError};
+    /// struct Health(u32);
+    /// struct Removed(AtomicU32);
+    /// fn count(world: DeferredWorld<'_>, ctx: HookContext) {
+    ///     assert_eq!(world.get::<Health>(ctx.entity).unwrap().0, 7); // still readable
+    ///     world.resource::<Removed>().0.fetch_add(1, Ordering::Relaxed);
+    /// }
+    /// let mut world = World::new();
+    /// world.insert_resource(Removed(AtomicU32::new(0)));
+    /// world.set_component_hooks::<Health>(ComponentHooks::new().on_remove(count)).unwrap();
+    /// let e = world.spawn((Health(7),));
+    /// world.despawn(e).unwrap();
+    /// assert_eq!(world.resource::<Removed>().0.load(Ordering::Relaxed), 1);
+    /// assert!(matches!(
+    ///     world.set_component_hooks::<Health>(ComponentHooks::new()),
+    ///     Err(WorldError::HooksAlreadySet { .. })
+    /// ));
+    /// ```
+    pub fn set_component_hooks<T: Component>(
+        &mut self,
+        hooks: ComponentHooks,
+    ) -> Result<(), WorldError> {
+        let component = type_name::<T>();
+        let type_id = std::any::TypeId::of::<T>();
+        if self.hooks.contains_key(&type_id) {
+            return Err(WorldError::HooksAlreadySet { component });
+        }
+        if let Some(id) = self.components.id::<T>() {
+            let in_use = self
+                .archetypes
+                .as_slice()
+                .iter()
+                .any(|arch| !arch.is_empty() && arch.signature().contains(id));
+            if in_use {
+                return Err(WorldError::HooksAfterUse { component });
+            }
+        }
+        self.hooks.insert(type_id, hooks);
+        self.components.set_hooked(type_id);
+        Ok(())
+    }
+
+    /// The hooks installed for `T`, if any.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let world = World::new();
+    /// assert!(world.component_hooks::<u32>().is_none());
+    /// assert!(world.component_hooks::<ChildOf>().is_some()); // every world keeps its hierarchy
+    /// ```
+    pub fn component_hooks<T: Component>(&self) -> Option<ComponentHooks> {
+        self.hooks.get(&std::any::TypeId::of::<T>()).copied()
+    }
+
+    /// The hooks of registered component `id`, if it has any.
+    #[inline]
+    fn hooks_of(&self, id: ComponentId) -> Option<&ComponentHooks> {
+        let info = self.components.info(id);
+        if info.has_hooks() {
+            self.hooks.get(&info.type_id())
+        } else {
+            None
+        }
+    }
+
+    fn any_hooked(&self, ids: &[ComponentId]) -> bool {
+        ids.iter().any(|&id| self.components.info(id).has_hooks())
+    }
+
+    /// Runs the picked hook of each of `ids` that has one, in order.
+    fn run_hooks(
+        &self,
+        pick: Pick,
+        entity: Entity,
+        ids: impl IntoIterator<Item = ComponentId>,
+        despawning: bool,
+        queue: &mut Vec<HookCommand>,
+    ) {
+        for component in ids {
+            let Some(hook) = self.hooks_of(component).and_then(pick) else {
+                continue;
+            };
+            let world = DeferredWorld {
+                world: self,
+                commands: &mut *queue,
+            };
+            hook(
+                world,
+                HookContext {
+                    entity,
+                    component,
+                    despawning,
+                },
+            );
+        }
+    }
+
+    /// Queues the commands hooks recorded and, unless an outer change is already draining the
+    /// queue, runs them (and those they cause) in order. A panicking command empties the
+    /// queue before the panic goes on, so the next change starts clean.
+    pub(crate) fn finish_hooks(&mut self, queue: Vec<HookCommand>) {
+        self.hook_commands.pending.extend(queue);
+        if self.hook_commands.draining {
+            return;
+        }
+        self.hook_commands.draining = true;
+        while let Some(command) = self.hook_commands.pending.pop_front() {
+            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| command(self))) {
+                self.hook_commands.pending.clear();
+                self.hook_commands.draining = false;
+                resume_unwind(panic);
+            }
+        }
+        self.hook_commands.draining = false;
+    }
+
+    /// After a spawn of `B` when hooks exist: `on_add` then `on_insert` for its hooked types.
+    #[cold]
+    pub(crate) fn spawned_with_hooks<B: Bundle>(&mut self, entity: Entity) {
+        let ids = bundle_ids::<B>(&mut self.components);
+        self.added_with_hooks(&[entity], &ids, &ids);
+    }
+
+    /// `on_add` for `added`, then `on_insert` for `written`, for each entity; then the
+    /// commands the hooks recorded.
+    pub(crate) fn added_with_hooks(
+        &mut self,
+        entities: &[Entity],
+        added: &[ComponentId],
+        written: &[ComponentId],
+    ) {
+        if !self.any_hooked(written) {
+            return;
+        }
+        let mut queue = Vec::new();
+        for &entity in entities {
+            self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
+            self.run_hooks(
+                ON_INSERT,
+                entity,
+                written.iter().copied(),
+                false,
+                &mut queue,
+            );
+        }
+        self.finish_hooks(queue);
+    }
+
+    /// `World::insert` when some registered type has hooks.
+    #[cold]
+    pub(crate) fn insert_with_hooks<B: Bundle>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), EntityError> {
+        let loc = self
+            .location(entity)
+            .ok_or(EntityError::NoSuchEntity(entity))?;
+        let ids = bundle_ids::<B>(&mut self.components);
+        if !self.any_hooked(&ids) {
+            return self.insert_plain(entity, bundle);
+        }
+        let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
+        let (had, added): (BundleIds, BundleIds) =
+            ids.iter().copied().partition(|&id| signature.contains(id));
+        let mut queue = Vec::new();
+        self.run_hooks(ON_REPLACE, entity, had.iter().copied(), false, &mut queue);
+        self.insert_plain(entity, bundle)?;
+        self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
+        self.run_hooks(ON_INSERT, entity, ids.iter().copied(), false, &mut queue);
+        self.finish_hooks(queue);
+        Ok(())
+    }
+
+    /// `World::remove` when some registered type has hooks.
+    #[cold]
+    pub(crate) fn remove_with_hooks<B: Bundle>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<B, ComponentError> {
+        let Some(loc) = self.location(entity) else {
+            return Err(ComponentError::NoSuchEntity(entity));
+        };
+        let ids = bundle_ids::<B>(&mut self.components);
+        let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
+        if !self.any_hooked(&ids) || !ids.iter().all(|&id| signature.contains(id)) {
+            // No hook to run, or the error `remove_plain` reports without changing anything.
+            return self.remove_plain::<B>(entity);
+        }
+        let mut queue = Vec::new();
+        self.run_hooks(ON_REPLACE, entity, ids.iter().copied(), false, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, ids.iter().copied(), false, &mut queue);
+        let values = self.remove_plain::<B>(entity)?;
+        self.finish_hooks(queue);
+        Ok(values)
+    }
+
+    /// Refuses the despawn of `entity` if a relationship's `Refuse` policy says so.
+    pub(crate) fn check_despawn(&self, entity: Entity) -> Result<(), EntityError> {
+        if !self.components.any_hooks() {
+            return Ok(());
+        }
+        let Some(loc) = self.location(entity) else {
+            return Ok(());
+        };
+        for id in self.archetypes.as_slice()[loc.archetype.index()]
+            .signature()
+            .iter()
+        {
+            if let Some(check) = self.hooks_of(id).and_then(|h| h.check_despawn) {
+                check(self, entity)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A despawn that a hook recorded: no `Refuse` check (see [`HookCommands::despawn`]).
+    pub(crate) fn despawn_as_consequence(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.flush();
+        if self.components.any_hooks() {
+            self.despawn_with_hooks(entity)
+        } else {
+            self.despawn_plain(entity)
+        }
+    }
+
+    /// `World::despawn` when some registered type has hooks, after the `Refuse` check:
+    /// `on_replace` then `on_remove` for each hooked type of the entity, in id order.
+    #[cold]
+    pub(crate) fn despawn_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
+        let loc = self
+            .location(entity)
+            .ok_or(EntityError::NoSuchEntity(entity))?;
+        let hooked: SmallVec<[ComponentId; 4]> = self.archetypes.as_slice()[loc.archetype.index()]
+            .signature()
+            .iter()
+            .filter(|&id| self.components.info(id).has_hooks())
+            .collect();
+        if hooked.is_empty() {
+            return self.despawn_plain(entity);
+        }
+        let mut queue = Vec::new();
+        self.run_hooks(ON_REPLACE, entity, hooked.iter().copied(), true, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, hooked.iter().copied(), true, &mut queue);
+        self.despawn_plain(entity)?;
+        self.finish_hooks(queue);
+        Ok(())
+    }
+
+    /// The `on_replace` and `on_remove` hooks of every entity `World::clear` is about to drop,
+    /// archetype by archetype; their commands run after the clear.
+    #[cold]
+    pub(crate) fn hooks_before_clear(&self) -> Vec<HookCommand> {
+        let mut queue = Vec::new();
+        for arch in self.archetypes.as_slice() {
+            let hooked: SmallVec<[ComponentId; 4]> = arch
+                .signature()
+                .iter()
+                .filter(|&id| self.components.info(id).has_hooks())
+                .collect();
+            if hooked.is_empty() {
+                continue;
+            }
+            for chunk in arch.chunks() {
+                for &entity in chunk.entities() {
+                    self.run_hooks(ON_REPLACE, entity, hooked.iter().copied(), true, &mut queue);
+                    self.run_hooks(ON_REMOVE, entity, hooked.iter().copied(), true, &mut queue);
+                }
+            }
+        }
+        queue
+    }
+
+    /// Every installed relationship's agreement check ([`World::check_invariants`]).
+    pub(crate) fn check_hook_invariants(&self) {
+        type Check = (&'static str, fn(&World));
+        let mut checks: Vec<Check> = self
+            .components
+            .iter()
+            .filter(|info| info.has_hooks())
+            .filter_map(|info| {
+                let check = self.hooks.get(&info.type_id())?.check_invariants?;
+                Some((info.name(), check))
+            })
+            .collect();
+        checks.sort_by_key(|&(name, _)| name);
+        for (_, check) in checks {
+            check(self);
+        }
+    }
+}

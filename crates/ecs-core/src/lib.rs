@@ -109,8 +109,8 @@ pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
 pub use world::compact::CompactReport;
-pub use world::spawn_batch::SpawnBatch;
 pub use world::hooks::HookCommands;
+pub use world::spawn_batch::SpawnBatch;
 pub use world::{ComponentHook, ComponentHooks, DeferredWorld, HookContext};
 pub use world::{Tick, World};
 

@@ -1,0 +1,335 @@
+//! Component hooks on every structural path: which hooks run, in which order, what they can
+//! read, the commands they record, and a world that stays consistent when one panics.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use ecs_core::{ComponentHooks, DeferredWorld, Entity, HookContext, World, WorldError};
+
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct Hp(u32);
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct Armor(u32);
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct Plain(u32);
+#[derive(Debug, PartialEq, Eq)]
+struct Marked;
+
+/// What the hooks saw: (hook, entity, type, the value readable at that moment).
+#[derive(Default)]
+struct Log(Mutex<Vec<(&'static str, Entity, &'static str, Option<u32>)>>);
+
+impl Log {
+    fn take(world: &World) -> Vec<(&'static str, Entity, &'static str, Option<u32>)> {
+        std::mem::take(&mut *world.resource::<Log>().0.lock().unwrap())
+    }
+}
+
+fn value(world: &World, ctx: HookContext) -> (&'static str, Option<u32>) {
+    let name = world.components().info(ctx.component).name();
+    let value = if name.ends_with("Hp") {
+        world.get::<Hp>(ctx.entity).ok().map(|v| v.0)
+    } else {
+        world.get::<Armor>(ctx.entity).ok().map(|v| v.0)
+    };
+    (name.rsplit("::").next().unwrap(), value)
+}
+
+macro_rules! logging_hook {
+    ($name:ident, $label:literal) => {
+        fn $name(world: DeferredWorld<'_>, ctx: HookContext) {
+            let (name, v) = value(&world, ctx);
+            let label = if ctx.despawning {
+                concat!($label, "(despawn)")
+            } else {
+                $label
+            };
+            world
+                .resource::<Log>()
+                .0
+                .lock()
+                .unwrap()
+                .push((label, ctx.entity, name, v));
+        }
+    };
+}
+logging_hook!(on_add, "add");
+logging_hook!(on_insert, "insert");
+logging_hook!(on_replace, "replace");
+logging_hook!(on_remove, "remove");
+
+fn all_hooks() -> ComponentHooks {
+    ComponentHooks::new()
+        .on_add(on_add)
+        .on_insert(on_insert)
+        .on_replace(on_replace)
+        .on_remove(on_remove)
+}
+
+fn world() -> World {
+    let mut world = World::new();
+    world.insert_resource(Log::default());
+    world.set_component_hooks::<Hp>(all_hooks()).unwrap();
+    world.set_component_hooks::<Armor>(all_hooks()).unwrap();
+    world
+}
+
+#[test]
+fn spawn_runs_on_add_then_on_insert_in_bundle_order() {
+    let mut world = world();
+    let e = world.spawn((Armor(2), Plain(0), Hp(1)));
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("add", e, "Armor", Some(2)),
+            ("add", e, "Hp", Some(1)),
+            ("insert", e, "Armor", Some(2)),
+            ("insert", e, "Hp", Some(1)),
+        ]
+    );
+    world.check_invariants();
+}
+
+#[test]
+fn spawn_batch_runs_hooks_per_entity_in_spawn_order() {
+    let mut world = world();
+    let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Hp(i),))).collect();
+    let expected: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &e)| {
+            [
+                ("add", e, "Hp", Some(i as u32)),
+                ("insert", e, "Hp", Some(i as u32)),
+            ]
+        })
+        .collect();
+    assert_eq!(Log::take(&world), expected);
+}
+
+#[test]
+fn insert_replaces_before_and_adds_after() {
+    let mut world = world();
+    let e = world.spawn((Hp(1),));
+    Log::take(&world);
+    world.insert(e, (Hp(5), Armor(3))).unwrap();
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("replace", e, "Hp", Some(1)), // the old value, still there
+            ("add", e, "Armor", Some(3)),
+            ("insert", e, "Hp", Some(5)),
+            ("insert", e, "Armor", Some(3)),
+        ]
+    );
+    // Overwriting in place (same archetype) runs replace and insert, no add.
+    world.insert(e, (Armor(4),)).unwrap();
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("replace", e, "Armor", Some(3)),
+            ("insert", e, "Armor", Some(4)),
+        ]
+    );
+    world.check_invariants();
+}
+
+#[test]
+fn remove_take_and_despawn_run_replace_then_remove_with_the_value_readable() {
+    let mut world = world();
+    let e = world.spawn((Hp(1), Armor(2), Plain(3)));
+    Log::take(&world);
+    assert_eq!(world.remove::<(Armor,)>(e), Ok((Armor(2),)));
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("replace", e, "Armor", Some(2)),
+            ("remove", e, "Armor", Some(2))
+        ]
+    );
+    // Removing what the entity lacks fails before any hook runs.
+    assert!(world.remove::<(Armor,)>(e).is_err());
+    assert!(Log::take(&world).is_empty());
+
+    let (hp,) = world.take::<(Hp,)>(e).unwrap();
+    assert_eq!(hp, Hp(1));
+    assert_eq!(
+        Log::take(&world),
+        [("replace", e, "Hp", Some(1)), ("remove", e, "Hp", Some(1))]
+    );
+
+    let d = world.spawn((Armor(7), Hp(8)));
+    Log::take(&world);
+    world.despawn(d).unwrap();
+    // Despawn: component-id order (Hp was registered first), flagged as a despawn.
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("replace(despawn)", d, "Hp", Some(8)),
+            ("replace(despawn)", d, "Armor", Some(7)),
+            ("remove(despawn)", d, "Hp", Some(8)),
+            ("remove(despawn)", d, "Armor", Some(7)),
+        ]
+    );
+    assert_eq!(
+        world.despawn(d),
+        Err(ecs_core::EntityError::NoSuchEntity(d))
+    );
+    assert!(Log::take(&world).is_empty());
+    world.check_invariants();
+}
+
+#[test]
+fn clear_runs_the_despawn_hooks_of_every_entity() {
+    let mut world = world();
+    let a = world.spawn((Hp(1),));
+    let b = world.spawn((Plain(0),));
+    let c = world.spawn((Armor(3),));
+    Log::take(&world);
+    world.clear();
+    let log = Log::take(&world);
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(log.contains(&("remove(despawn)", a, "Hp", Some(1))));
+    assert!(log.contains(&("remove(despawn)", c, "Armor", Some(3))));
+    assert!(log.iter().all(|&(_, e, _, _)| e != b));
+    assert!(world.is_empty());
+}
+
+#[test]
+fn restore_and_compaction_run_no_hooks() {
+    let mut world = world();
+    world.register_clone::<Hp>();
+    world.register_clone::<Armor>();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..100).map(|i| (Hp(i), Armor(i))))
+        .collect();
+    let snap = world.snapshot().unwrap();
+    for &e in &ids[..50] {
+        world.despawn(e).unwrap();
+    }
+    Log::take(&world);
+    world.compact();
+    assert!(
+        Log::take(&world).is_empty(),
+        "compaction moves no component"
+    );
+    world.restore(&snap).unwrap();
+    assert!(Log::take(&world).is_empty(), "restore runs no hooks");
+    assert_eq!(world.get::<Hp>(ids[3]), Ok(&Hp(3)));
+    world.check_invariants();
+}
+
+#[test]
+fn a_hook_records_commands_that_run_before_the_change_returns() {
+    fn mark(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        // No structural change while the row moves: record one for afterwards.
+        world.commands().insert(ctx.entity, (Marked,));
+    }
+    fn unmark(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        world.commands().remove::<(Marked,)>(ctx.entity);
+    }
+    let mut world = World::new();
+    world
+        .set_component_hooks::<Hp>(ComponentHooks::new().on_add(mark).on_remove(unmark))
+        .unwrap();
+    let e = world.spawn((Hp(1),));
+    assert!(world.has::<Marked>(e));
+    world.remove::<(Hp,)>(e).unwrap();
+    assert!(!world.has::<Marked>(e));
+    // A batch's hooks may move the new rows; the ids handed back are still right.
+    let ids: Vec<Entity> = world.spawn_batch((0..200).map(|i| (Hp(i),))).collect();
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(world.get::<Hp>(e), Ok(&Hp(i as u32)));
+        assert!(world.has::<Marked>(e));
+    }
+    world.check_invariants();
+}
+
+#[test]
+fn a_panicking_hook_leaves_the_world_consistent() {
+    fn boom(world: DeferredWorld<'_>, ctx: HookContext) {
+        if world.get::<Hp>(ctx.entity).is_ok_and(|hp| hp.0 == 13) {
+            panic!("unlucky");
+        }
+    }
+    fn record_then_boom(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        world.commands().insert(ctx.entity, (Marked,));
+        boom(world, ctx);
+    }
+    let mut world = World::new();
+    world
+        .set_component_hooks::<Hp>(
+            ComponentHooks::new()
+                .on_add(record_then_boom)
+                .on_remove(boom),
+        )
+        .unwrap();
+    // After the change: the spawn stands, the recorded command is dropped.
+    let r = catch_unwind(AssertUnwindSafe(|| world.spawn((Hp(13), Plain(1)))));
+    assert!(r.is_err());
+    world.check_invariants();
+    assert_eq!(world.len(), 1);
+    let e = world
+        .archetypes()
+        .iter()
+        .find(|a| a.len() == 1)
+        .unwrap()
+        .chunks()[0]
+        .entities()[0];
+    assert!(!world.has::<Marked>(e));
+    // Before the change: the despawn does not happen.
+    let r = catch_unwind(AssertUnwindSafe(|| world.despawn(e)));
+    assert!(r.is_err());
+    assert!(world.contains(e));
+    world.check_invariants();
+    // The next change starts with an empty queue and runs its commands.
+    let f = world.spawn((Hp(1),));
+    assert!(world.has::<Marked>(f));
+    world.check_invariants();
+}
+
+#[test]
+fn installing_hooks_is_checked() {
+    fn noop(_: DeferredWorld<'_>, _: HookContext) {}
+    let mut world = World::new();
+    assert!(!world.components().any_hooks());
+    world.spawn((Plain(1),));
+    assert!(
+        !world.components().any_hooks(),
+        "a world using no hooked type takes the plain paths"
+    );
+    assert_eq!(
+        world.set_component_hooks::<Plain>(ComponentHooks::new().on_add(noop)),
+        Err(WorldError::HooksAfterUse {
+            component: std::any::type_name::<Plain>()
+        })
+    );
+    world
+        .set_component_hooks::<Hp>(ComponentHooks::new().on_add(noop))
+        .unwrap();
+    let err = world
+        .set_component_hooks::<Hp>(ComponentHooks::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("already has component hooks"));
+    assert!(matches!(
+        world.set_component_hooks::<ecs_core::ChildOf>(ComponentHooks::new()),
+        Err(WorldError::HooksAlreadySet { .. })
+    ));
+}
+
+#[test]
+fn hooks_on_a_type_registered_only_later_still_run() {
+    // Hooks installed before the world ever saw the type: it becomes hooked when registered
+    // by the insert that first adds it, and that insert runs its hooks.
+    let mut world = world();
+    let e = world.spawn((Plain(1),));
+    Log::take(&world);
+    world.insert(e, (Armor(9),)).unwrap();
+    assert_eq!(
+        Log::take(&world),
+        [
+            ("add", e, "Armor", Some(9)),
+            ("insert", e, "Armor", Some(9))
+        ]
+    );
+}

@@ -15,12 +15,15 @@ struct Plain(u32);
 #[derive(Debug, PartialEq, Eq)]
 struct Marked;
 
-/// What the hooks saw: (hook, entity, type, the value readable at that moment).
+/// One hook call: (hook, entity, type, the value readable at that moment).
+type Seen = (&'static str, Entity, &'static str, Option<u32>);
+
+/// What the hooks saw.
 #[derive(Default)]
-struct Log(Mutex<Vec<(&'static str, Entity, &'static str, Option<u32>)>>);
+struct Log(Mutex<Vec<Seen>>);
 
 impl Log {
-    fn take(world: &World) -> Vec<(&'static str, Entity, &'static str, Option<u32>)> {
+    fn take(world: &World) -> Vec<Seen> {
         std::mem::take(&mut *world.resource::<Log>().0.lock().unwrap())
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! The order, on every path (spawn, `spawn_batch`, insert, remove, `take`, despawn, `clear`,
 //! and everything commands do, since they call these):
-//! - **gaining** (spawn, insert of a type the entity lacks): after the row is written,
-//!   `on_add` for each new type, then `on_insert` for every type of the bundle (new and
+//! - **gaining** (spawn, insert of a type the entity lacks): after the row is written, the
+//!   components the new types require and the entity lacks are inserted (`world/required.rs`),
+//!   then `on_add` for each new type, then `on_insert` for every type of the bundle (new and
 //!   overwritten), both in bundle order;
 //! - **overwriting** (insert of a type the entity has): `on_replace` before the old value is
 //!   dropped, then `on_insert` after the new one is written;
@@ -331,6 +332,7 @@ impl World {
         }
         let mut queue = Vec::new();
         for &entity in entities {
+            self.insert_required(entity, added);
             self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
             self.run_hooks(
                 ON_INSERT,
@@ -363,6 +365,7 @@ impl World {
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, had.iter().copied(), false, &mut queue);
         self.insert_plain(entity, bundle)?;
+        self.insert_required(entity, &added);
         self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
         self.run_hooks(ON_INSERT, entity, ids.iter().copied(), false, &mut queue);
         self.finish_hooks(queue);

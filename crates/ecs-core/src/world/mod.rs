@@ -24,6 +24,7 @@ mod enable;
 pub(crate) mod hooks;
 mod policy;
 mod report;
+mod required;
 mod resources;
 mod snapshot_registry;
 pub(crate) mod spawn_batch;
@@ -94,7 +95,22 @@ pub struct World {
     /// Commands hooks recorded, applied in order before the structural change that ran the
     /// hooks returns; empty outside a `&mut self` method (see `world/hooks.rs`).
     hook_commands: HookQueue,
+    /// Per component type, the components it requires, in registration order (see
+    /// [`World::register_required`]). A type with requirements is marked hooked in
+    /// `components`, so its additions take the path that inserts them.
+    required: TypeIdMap<Vec<Required>>,
 }
+
+/// One requirement: a component type and how to insert it where it is missing.
+#[derive(Clone)]
+pub(crate) struct Required {
+    pub(crate) type_id: std::any::TypeId,
+    pub(crate) name: &'static str,
+    pub(crate) insert: InsertRequired,
+}
+
+/// Inserts one required component, made by its constructor, on an entity.
+pub(crate) type InsertRequired = std::sync::Arc<dyn Fn(&mut World, Entity) + Send + Sync>;
 
 /// A lifecycle hook: a plain function the world calls when an entity gains, is written, is
 /// about to be overwritten in, or is about to lose a component of the hooked type (see
@@ -234,6 +250,7 @@ impl World {
             ticks_checked: 1,
             hooks: TypeIdMap::default(),
             hook_commands: HookQueue::default(),
+            required: TypeIdMap::default(),
         }
         .with_hierarchy()
     }

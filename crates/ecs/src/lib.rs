@@ -211,6 +211,12 @@ pub mod prelude {
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
 
+    // Hooks, relationships, the hierarchy and required components.
+    pub use ecs_core::{
+        ChildOf, Children, ComponentHooks, DeferredWorld, DespawnPolicy, HierarchyError,
+        HookContext, Relationship, RelationshipTarget,
+    };
+
     // Enableable components, chunk components and compaction.
     pub use ecs_core::CompactReport;
     pub use ecs_query::{

@@ -241,7 +241,7 @@ impl Archetypes {
     }
 
     /// The cached edge for `insert::<B>` from `src`, building it on first use.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert_edge<B: Bundle>(
         &mut self,
         src: ArchetypeId,
@@ -292,7 +292,7 @@ impl Archetypes {
     }
 
     /// The cached edge for `remove::<B>` from `src`, building it on first use.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove_edge<B: Bundle>(
         &mut self,
         src: ArchetypeId,

@@ -37,7 +37,8 @@ use smallvec::SmallVec;
 use crate::bundle::{bundle_ids, Bundle, BundleIds};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::error::{ComponentError, EntityError, WorldError};
+use crate::error::{EntityError, WorldError};
+use crate::ids::ArchetypeId;
 use crate::world::{ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, World};
 
 impl ComponentHooks {
@@ -173,6 +174,14 @@ impl HookCommands<'_> {
             world.spawn(bundle);
         });
     }
+}
+
+/// What a structural change's hooks leave for after the change: the archetype the entity
+/// left (an insert tells new types from overwritten ones by it) and the recorded commands.
+#[derive(Default)]
+pub(crate) struct PendingHooks {
+    from: Option<ArchetypeId>,
+    queue: Vec<HookCommand>,
 }
 
 /// Which hook of a [`ComponentHooks`] to run.
@@ -312,8 +321,10 @@ impl World {
         self.hook_commands.draining = false;
     }
 
-    /// After a spawn of `B` when hooks exist: `on_add` then `on_insert` for its hooked types.
+    /// After a spawn of `B` when hooks exist: what `B` requires, `on_add` then `on_insert`
+    /// for its hooked types.
     #[cold]
+    #[inline(never)]
     pub(crate) fn spawned_with_hooks<B: Bundle>(&mut self, entity: Entity) {
         let ids = bundle_ids::<B>(&mut self.components);
         self.added_with_hooks(&[entity], &ids, &ids);
@@ -345,54 +356,81 @@ impl World {
         self.finish_hooks(queue);
     }
 
-    /// `World::insert` when some registered type has hooks.
+    /// Before an insert of `B` when some registered type has hooks: the `on_replace` hooks of
+    /// the types `entity` has, if any type of `B` is hooked. The insert itself is made by the
+    /// caller (one call site keeps the plain insert's code inlined as it was).
     #[cold]
-    pub(crate) fn insert_with_hooks<B: Bundle>(
-        &mut self,
-        entity: Entity,
-        bundle: B,
-    ) -> Result<(), EntityError> {
-        let loc = self
-            .location(entity)
-            .ok_or(EntityError::NoSuchEntity(entity))?;
+    #[inline(never)]
+    pub(crate) fn before_insert<B: Bundle>(&mut self, entity: Entity) -> Option<PendingHooks> {
+        let loc = self.location(entity)?;
         let ids = bundle_ids::<B>(&mut self.components);
         if !self.any_hooked(&ids) {
-            return self.insert_plain(entity, bundle);
+            return None;
         }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
-        let (had, added): (BundleIds, BundleIds) =
-            ids.iter().copied().partition(|&id| signature.contains(id));
+        let had = ids.iter().copied().filter(|&id| signature.contains(id));
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, had.iter().copied(), false, &mut queue);
-        self.insert_plain(entity, bundle)?;
-        self.insert_required(entity, &added);
-        self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
-        self.run_hooks(ON_INSERT, entity, ids.iter().copied(), false, &mut queue);
-        self.finish_hooks(queue);
-        Ok(())
+        self.run_hooks(ON_REPLACE, entity, had, false, &mut queue);
+        Some(PendingHooks {
+            from: Some(loc.archetype),
+            queue,
+        })
     }
 
-    /// `World::remove` when some registered type has hooks.
+    /// After an insert of `B` (see [`World::before_insert`]): what the new types require,
+    /// `on_add` for the new types, `on_insert` for all of `B`, then the recorded commands.
+    /// Without `pending`, an insert that registered the first hooked type: those types are new
+    /// to the entity, and no other type of `B` is hooked.
     #[cold]
-    pub(crate) fn remove_with_hooks<B: Bundle>(
+    #[inline(never)]
+    pub(crate) fn after_insert<B: Bundle>(
         &mut self,
         entity: Entity,
-    ) -> Result<B, ComponentError> {
-        let Some(loc) = self.location(entity) else {
-            return Err(ComponentError::NoSuchEntity(entity));
-        };
+        pending: Option<PendingHooks>,
+    ) {
+        let ids = bundle_ids::<B>(&mut self.components);
+        let PendingHooks { from, mut queue } = pending.unwrap_or_default();
+        if self.any_hooked(&ids) {
+            let added: BundleIds = match from {
+                Some(from) => {
+                    let before = self.archetypes.as_slice()[from.index()].signature();
+                    ids.iter()
+                        .copied()
+                        .filter(|&id| !before.contains(id))
+                        .collect()
+                }
+                None => ids.clone(),
+            };
+            self.insert_required(entity, &added);
+            self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
+            self.run_hooks(ON_INSERT, entity, ids.iter().copied(), false, &mut queue);
+        }
+        self.finish_hooks(queue);
+    }
+
+    /// Before a remove of `B` when some registered type has hooks: `on_replace` then
+    /// `on_remove` for the hooked types of `B`, if `entity` has all of them (otherwise the
+    /// remove fails and changes nothing). The caller removes, then finishes the hooks.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn before_remove<B: Bundle>(&mut self, entity: Entity) -> Option<PendingHooks> {
+        let loc = self.location(entity)?;
         let ids = bundle_ids::<B>(&mut self.components);
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
         if !self.any_hooked(&ids) || !ids.iter().all(|&id| signature.contains(id)) {
-            // No hook to run, or the error `remove_plain` reports without changing anything.
-            return self.remove_plain::<B>(entity);
+            return None;
         }
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, ids.iter().copied(), false, &mut queue);
         self.run_hooks(ON_REMOVE, entity, ids.iter().copied(), false, &mut queue);
-        let values = self.remove_plain::<B>(entity)?;
-        self.finish_hooks(queue);
-        Ok(values)
+        Some(PendingHooks { from: None, queue })
+    }
+
+    /// After a change whose hooks ran before it: the commands they recorded.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn after_change(&mut self, pending: PendingHooks) {
+        self.finish_hooks(pending.queue);
     }
 
     /// Refuses the despawn of `entity` if a relationship's `Refuse` policy says so.
@@ -424,9 +462,19 @@ impl World {
         }
     }
 
-    /// `World::despawn` when some registered type has hooks, after the `Refuse` check:
+    /// `World::despawn` when some registered type has hooks: the `Refuse` check, then
+    /// [`World::despawn_with_hooks`].
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn despawn_checked(&mut self, entity: Entity) -> Result<(), EntityError> {
+        self.check_despawn(entity)?;
+        self.despawn_with_hooks(entity)
+    }
+
+    /// A despawn when some registered type has hooks, with no `Refuse` check:
     /// `on_replace` then `on_remove` for each hooked type of the entity, in id order.
     #[cold]
+    #[inline(never)]
     pub(crate) fn despawn_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
         let loc = self
             .location(entity)
@@ -450,6 +498,7 @@ impl World {
     /// The `on_replace` and `on_remove` hooks of every entity `World::clear` is about to drop,
     /// archetype by archetype; their commands run after the clear.
     #[cold]
+    #[inline(never)]
     pub(crate) fn hooks_before_clear(&self) -> Vec<HookCommand> {
         let mut queue = Vec::new();
         for arch in self.archetypes.as_slice() {

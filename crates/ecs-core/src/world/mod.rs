@@ -399,8 +399,7 @@ impl World {
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         if self.components.any_hooks() {
-            self.check_despawn(entity)?;
-            return self.despawn_with_hooks(entity);
+            return self.despawn_checked(entity);
         }
         self.despawn_plain(entity)
     }
@@ -436,14 +435,15 @@ impl World {
     /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
-        if self.components.any_hooks() {
-            return self.insert_with_hooks(entity, bundle);
-        }
+        let pending = if self.components.any_hooks() {
+            self.before_insert::<B>(entity)
+        } else {
+            None
+        };
         self.insert_plain(entity, bundle)?;
+        // Checked again: this insert may have registered the first hooked type.
         if self.components.any_hooks() {
-            // This insert registered the first hooked type, so the entity lacked it before.
-            let ids = crate::bundle::bundle_ids::<B>(&mut self.components);
-            self.added_with_hooks(&[entity], &ids, &ids);
+            self.after_insert::<B>(entity, pending);
         }
         Ok(())
     }
@@ -507,10 +507,16 @@ impl World {
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
-        if self.components.any_hooks() {
-            return self.remove_with_hooks::<B>(entity);
+        let pending = if self.components.any_hooks() {
+            self.before_remove::<B>(entity)
+        } else {
+            None
+        };
+        let values = self.remove_plain::<B>(entity)?;
+        if let Some(pending) = pending {
+            self.after_change(pending);
         }
-        self.remove_plain::<B>(entity)
+        Ok(values)
     }
 
     /// The remove itself, hooks aside.

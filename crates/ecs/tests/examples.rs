@@ -42,6 +42,13 @@ mod layout;
 #[path = "../../../examples/rollback.rs"]
 mod rollback;
 
+#[expect(
+    dead_code,
+    reason = "`main` and some helpers are only used by the binary"
+)]
+#[path = "../../../examples/hierarchy.rs"]
+mod hierarchy;
+
 use ecs::prelude::*;
 
 // ----- movement ------------------------------------------------------------------------------
@@ -375,4 +382,55 @@ fn rollback_is_deterministic_and_a_wrong_rewind_would_show() {
     }
     assert!(honest.rollbacks > 0);
     assert_ne!(honest.hash(), blind.hash());
+}
+
+// ----- hierarchy -----------------------------------------------------------------------------
+
+#[test]
+fn hierarchy_propagates_the_same_on_any_thread_count_and_keeps_the_grid() {
+    let one = hierarchy::run(3_000, 6, 1);
+    assert_eq!(one[0], "3000 nodes in 60 trees, up to 8 levels deep");
+    for threads in [2, 4] {
+        assert_eq!(hierarchy::run(3_000, 6, threads), one, "{threads} threads");
+    }
+    // The grid holds every node, before and after the subtree's despawn.
+    assert!(one[1].contains("3000 nodes indexed"), "{}", one[1]);
+    let left: usize = one[2]
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(left < 3_000);
+    assert!(one[2].ends_with(&format!("{left} indexed")), "{}", one[2]);
+}
+
+#[test]
+fn hierarchy_globals_match_a_direct_computation() {
+    let (mut world, roots) = hierarchy::build(500, 8);
+    hierarchy::animate(&mut world, 3);
+    hierarchy::propagate(&mut world, &roots, 2);
+    // Each global is the parent's global composed with the local, checked node by node.
+    let nodes: Vec<Entity> = world
+        .query::<(Entity, RefRO<hierarchy::Local>)>()
+        .iter()
+        .map(|(e, _)| e)
+        .collect();
+    for e in nodes {
+        let local = *world.get::<hierarchy::Local>(e).unwrap();
+        let global = *world.get::<hierarchy::Global>(e).unwrap();
+        let expected = match world.parent(e) {
+            None => (local.x, local.y, local.scale),
+            Some(p) => {
+                let pg = *world.get::<hierarchy::Global>(p).unwrap();
+                (
+                    pg.x + pg.scale * local.x,
+                    pg.y + pg.scale * local.y,
+                    pg.scale * local.scale,
+                )
+            }
+        };
+        assert_eq!((global.x, global.y, global.scale), expected, "{e:?}");
+    }
+    assert_eq!(hierarchy::grid_len(&world), world.len() as usize);
 }

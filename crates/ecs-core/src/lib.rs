@@ -111,7 +111,9 @@ pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
 pub use world::compact::CompactReport;
 pub use world::hooks::HookCommands;
 pub use world::spawn_batch::SpawnBatch;
-pub use world::{ComponentHook, ComponentHooks, DeferredWorld, HookContext};
+pub use world::{
+    ComponentHook, ComponentHooks, DeferredWorld, HookContext, Lifecycle, ObserverId, ObserverKey,
+};
 pub use world::{Tick, World};
 
 /// The `bytemuck` crate whose `Pod` bound [`World::register_pod`] takes, re-exported.

@@ -275,7 +275,7 @@ fn run(ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 128 }))]
+    #![proptest_config(ecs_test_support::strategy::config(128, 2))]
 
     #[test]
     fn relationships_agree_with_the_model(

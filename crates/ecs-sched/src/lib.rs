@@ -26,6 +26,11 @@ mod events;
 mod executor;
 mod fixed;
 mod graph;
+#[expect(
+    unsafe_code,
+    reason = "implements the unsafe SystemParam trait for Trigger, through Res"
+)]
+mod observer;
 mod one_shot;
 mod panics;
 #[expect(
@@ -75,6 +80,10 @@ pub mod __private {
     pub use crate::executor::{drive_chain, RunCounters};
 }
 pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
+pub use observer::{
+    EntityEvent, IntoObserver, ObserveExt, OnAdd, OnInsert, OnRemove, OnReplace, Trigger,
+    TriggerState,
+};
 pub use one_shot::{RunSystemExt, SystemId};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;

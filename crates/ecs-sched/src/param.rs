@@ -186,6 +186,13 @@ pub struct Res<'w, R: Send + Sync + 'static> {
     value: &'w R,
 }
 
+impl<'w, R: Send + Sync + 'static> Res<'w, R> {
+    /// The reference itself, for parameters built on `Res`.
+    pub(crate) fn into_inner(self) -> &'w R {
+        self.value
+    }
+}
+
 impl<R: Send + Sync + 'static> Deref for Res<'_, R> {
     type Target = R;
 

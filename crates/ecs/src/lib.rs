@@ -207,6 +207,9 @@ pub mod prelude {
         ScheduleError, Single, SystemId, SystemParam, Timings,
     };
 
+    // Observers.
+    pub use ecs_sched::{EntityEvent, ObserveExt, OnAdd, OnInsert, OnRemove, OnReplace, Trigger};
+
     // Snapshots, rollback and pod column views.
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
@@ -223,6 +226,11 @@ pub mod prelude {
         ChunkMut, ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled,
     };
 }
+
+/// The code of `docs/relationships.md`, compiled and run as doctests.
+#[doc = include_str!("../../../docs/relationships.md")]
+#[cfg(doctest)]
+pub struct RelationshipsDoctests;
 
 /// The README's quickstart, compiled and run as a doctest.
 #[doc = include_str!("../../../README.md")]

@@ -39,7 +39,10 @@ use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::{EntityError, WorldError};
 use crate::ids::ArchetypeId;
-use crate::world::{ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, World};
+use crate::world::{
+    ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, Lifecycle, ObserverKey,
+    World,
+};
 
 impl ComponentHooks {
     /// No hooks; add them with the `on_*` setters.
@@ -184,13 +187,22 @@ pub(crate) struct PendingHooks {
     queue: Vec<HookCommand>,
 }
 
-/// Which hook of a [`ComponentHooks`] to run.
-type Pick = fn(&ComponentHooks) -> Option<ComponentHook>;
+impl ComponentHooks {
+    /// The hook for lifecycle change `kind`.
+    fn get(&self, kind: Lifecycle) -> Option<ComponentHook> {
+        match kind {
+            Lifecycle::Add => self.on_add,
+            Lifecycle::Insert => self.on_insert,
+            Lifecycle::Replace => self.on_replace,
+            Lifecycle::Remove => self.on_remove,
+        }
+    }
+}
 
-const ON_ADD: Pick = |h| h.on_add;
-const ON_INSERT: Pick = |h| h.on_insert;
-const ON_REPLACE: Pick = |h| h.on_replace;
-const ON_REMOVE: Pick = |h| h.on_remove;
+const ON_ADD: Lifecycle = Lifecycle::Add;
+const ON_INSERT: Lifecycle = Lifecycle::Insert;
+const ON_REPLACE: Lifecycle = Lifecycle::Replace;
+const ON_REMOVE: Lifecycle = Lifecycle::Remove;
 
 impl World {
     /// Installs lifecycle hooks for `T` (see `world/hooks.rs` in the crate's source, and the
@@ -274,31 +286,42 @@ impl World {
         ids.iter().any(|&id| self.components.info(id).has_hooks())
     }
 
-    /// Runs the picked hook of each of `ids` that has one, in order.
+    /// Runs the `kind` hook of each of `ids` that has one, in order, each followed by the
+    /// observers of that change (queued: they run once the change is complete).
     fn run_hooks(
         &self,
-        pick: Pick,
+        kind: Lifecycle,
         entity: Entity,
         ids: impl IntoIterator<Item = ComponentId>,
         despawning: bool,
         queue: &mut Vec<HookCommand>,
     ) {
         for component in ids {
-            let Some(hook) = self.hooks_of(component).and_then(pick) else {
+            let info = self.components.info(component);
+            if !info.has_hooks() {
                 continue;
-            };
-            let world = DeferredWorld {
-                world: self,
-                commands: &mut *queue,
-            };
-            hook(
-                world,
-                HookContext {
-                    entity,
-                    component,
-                    despawning,
-                },
-            );
+            }
+            let type_id = info.type_id();
+            if let Some(hook) = self.hooks.get(&type_id).and_then(|h| h.get(kind)) {
+                let world = DeferredWorld {
+                    world: self,
+                    commands: &mut *queue,
+                };
+                hook(
+                    world,
+                    HookContext {
+                        entity,
+                        component,
+                        despawning,
+                    },
+                );
+            }
+            if self.observes(kind, type_id) {
+                let key = ObserverKey::Lifecycle(kind, type_id);
+                queue.push(Box::new(move |world: &mut World| {
+                    world.run_observers(key, entity);
+                }));
+            }
         }
     }
 

@@ -22,6 +22,7 @@ mod chunk_component;
 pub(crate) mod compact;
 mod enable;
 pub(crate) mod hooks;
+mod observers;
 mod policy;
 mod report;
 mod required;
@@ -99,6 +100,54 @@ pub struct World {
     /// [`World::register_required`]). A type with requirements is marked hooked in
     /// `components`, so its additions take the path that inserts them.
     required: TypeIdMap<Vec<Required>>,
+    /// Observers, in registration order (see `world/observers.rs`).
+    observers: ObserverTable,
+}
+
+/// What an observer watches: a lifecycle change of one component type, or an event type
+/// triggered on entities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObserverKey {
+    /// The lifecycle change `Lifecycle` of the component type with this `TypeId`.
+    Lifecycle(Lifecycle, std::any::TypeId),
+    /// An event of the type with this `TypeId`, triggered on an entity.
+    Event(std::any::TypeId),
+}
+
+/// The four lifecycle changes hooks and observers follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lifecycle {
+    /// The entity gained the type.
+    Add,
+    /// A value of the type was written.
+    Insert,
+    /// A value is about to be overwritten or removed.
+    Replace,
+    /// The entity is about to lose the type.
+    Remove,
+}
+
+/// An observer registered on a world ([`World::add_observer_fn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObserverId(pub(crate) u32);
+
+/// An observer's code: runs with the whole world, told the entity the event is about.
+pub(crate) type ObserverFn = std::sync::Arc<dyn Fn(&mut World, Entity) + Send + Sync>;
+
+/// One registered observer.
+pub(crate) struct ObserverSlot {
+    pub(crate) key: ObserverKey,
+    /// The entities it watches, or every entity.
+    pub(crate) entities: Option<Vec<Entity>>,
+    pub(crate) run: ObserverFn,
+}
+
+/// Every observer of a world: slots in registration order (a removed one leaves `None`), and
+/// per key the slots that watch it.
+#[derive(Default)]
+pub(crate) struct ObserverTable {
+    pub(crate) slots: Vec<Option<ObserverSlot>>,
+    pub(crate) by_key: std::collections::HashMap<ObserverKey, Vec<u32>>,
 }
 
 /// One requirement: a component type and how to insert it where it is missing.
@@ -251,6 +300,7 @@ impl World {
             hooks: TypeIdMap::default(),
             hook_commands: HookQueue::default(),
             required: TypeIdMap::default(),
+            observers: ObserverTable::default(),
         }
         .with_hierarchy()
     }

@@ -1,0 +1,123 @@
+//! Observers: code that runs, with the whole world, when a lifecycle change happens to a
+//! component type ([`ObserverKey::Lifecycle`]) or an event is triggered on an entity
+//! ([`ObserverKey::Event`]). This is the world's half; `ecs_sched` builds observers that are
+//! ordinary systems on it (`Trigger<E>` parameters, `Commands`, queries).
+//!
+//! Order and timing, the rules determinism rests on:
+//! - the observers of one event run in registration order;
+//! - a lifecycle observer runs after the structural change completes, from the world's queue
+//!   of hook commands (see `world/hooks.rs`), right after the commands the change's own hooks
+//!   recorded for that component: so the values an `on_replace` / `on_remove` *hook* could read
+//!   are gone when a `Replace` / `Remove` *observer* runs (the entity may be gone too);
+//! - an event triggered with [`World::run_observers`] runs its observers at once, in order;
+//!   changes they make run their own hooks and observers before the next observer starts.
+//!
+//! Everything happens on the thread that holds `&mut World`, in the order of the structural
+//! changes, so a schedule with observers gives the same results on any thread count.
+
+use std::sync::Arc;
+
+use crate::entity::Entity;
+use crate::world::{Lifecycle, ObserverId, ObserverKey, ObserverSlot, World};
+
+impl World {
+    /// Registers `run` to be called, with the world and the entity concerned, for each event
+    /// with `key`: for every entity, or with `entities`, only for those. The low-level form
+    /// of `ecs_sched`'s `add_observer`, for code that needs no system parameters.
+    ///
+    /// ```
+    /// # use std::any::TypeId;
+    /// # use ecs_core::{Lifecycle, ObserverKey, World};
+    /// struct Hp(u32);
+    /// struct Wounded;
+    /// let mut world = World::new();
+    /// world.add_observer_fn(
+    ///     ObserverKey::Lifecycle(Lifecycle::Insert, TypeId::of::<Hp>()),
+    ///     None,
+    ///     |world, entity| {
+    ///         if world.get::<Hp>(entity).is_ok_and(|hp| hp.0 < 10) {
+    ///             world.insert(entity, (Wounded,)).unwrap(); // the whole world is at hand
+    ///         }
+    ///     },
+    /// );
+    /// let e = world.spawn((Hp(5),));
+    /// assert!(world.has::<Wounded>(e));
+    /// ```
+    pub fn add_observer_fn(
+        &mut self,
+        key: ObserverKey,
+        entities: Option<Vec<Entity>>,
+        run: impl Fn(&mut World, Entity) + Send + Sync + 'static,
+    ) -> ObserverId {
+        if let ObserverKey::Lifecycle(_, type_id) = key {
+            // Changes of the type now take the path that runs hooks (and observers).
+            self.components.set_hooked(type_id);
+        }
+        let id = self.observers.slots.len() as u32;
+        self.observers.slots.push(Some(ObserverSlot {
+            key,
+            entities,
+            run: Arc::new(run),
+        }));
+        self.observers.by_key.entry(key).or_default().push(id);
+        ObserverId(id)
+    }
+
+    /// Removes observer `id`; returns whether it was registered. An observer may remove
+    /// itself while it runs.
+    ///
+    /// ```
+    /// # use ecs_core::{ObserverKey, World};
+    /// struct Ping;
+    /// let mut world = World::new();
+    /// let id = world.add_observer_fn(ObserverKey::Event(std::any::TypeId::of::<Ping>()), None, |_, _| {});
+    /// assert!(world.remove_observer(id));
+    /// assert!(!world.remove_observer(id));
+    /// ```
+    pub fn remove_observer(&mut self, id: ObserverId) -> bool {
+        let Some(slot) = self
+            .observers
+            .slots
+            .get_mut(id.0 as usize)
+            .and_then(Option::take)
+        else {
+            return false;
+        };
+        if let Some(list) = self.observers.by_key.get_mut(&slot.key) {
+            list.retain(|&s| s != id.0);
+        }
+        true
+    }
+
+    /// Runs the observers of `key` that watch `entity`, in registration order. Observers
+    /// registered while these run wait for the next event.
+    pub fn run_observers(&mut self, key: ObserverKey, entity: Entity) {
+        let Some(ids) = self.observers.by_key.get(&key) else {
+            return;
+        };
+        let runs: Vec<_> = ids
+            .iter()
+            .filter_map(|&id| {
+                let slot = self.observers.slots[id as usize].as_ref()?;
+                let watches = slot
+                    .entities
+                    .as_ref()
+                    .is_none_or(|list| list.contains(&entity));
+                watches.then(|| Arc::clone(&slot.run))
+            })
+            .collect();
+        for run in runs {
+            run(self, entity);
+        }
+    }
+
+    /// Whether some observer watches lifecycle change `kind` of the type `type_id`.
+    pub(crate) fn observes(&self, kind: Lifecycle, type_id: std::any::TypeId) -> bool {
+        !self.observers.by_key.is_empty()
+            && self
+                .observers
+                .by_key
+                .get(&ObserverKey::Lifecycle(kind, type_id))
+                .is_some_and(|list| !list.is_empty())
+    }
+}

@@ -1,8 +1,8 @@
 //! A transform hierarchy: a forest of 100,000 nodes (depth up to 8) built with `ChildOf`,
 //! whose local transforms change every frame and are propagated to global transforms, parents
 //! before children, one subtree per task on several threads; a spatial grid index kept in step
-//! by component hooks; and a subtree despawned at the end (the engine despawns the
-//! descendants and the hooks take them out of the grid).
+//! by two observers (`OnInsert<Cell>`, `OnRemove<Cell>`); and a subtree despawned at the end
+//! (the engine despawns the descendants and the observers take them out of the grid).
 //!
 //! Propagation reads the hierarchy through `&World` (`children`, `get`), so subtrees can be
 //! walked on several threads at once; each node's global transform is a pure function of its
@@ -12,8 +12,7 @@
 //! cargo run --release --example hierarchy
 //! ```
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
 
 use ecs::prelude::*;
 
@@ -57,7 +56,7 @@ impl Global {
     }
 }
 
-/// The grid cell a node's global position falls in; its hooks keep [`Grid`] in step.
+/// The grid cell a node's global position falls in; observers keep [`Grid`] in step with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell(pub i32, pub i32);
 
@@ -70,29 +69,45 @@ impl Cell {
     }
 }
 
-/// The spatial index: the entities in each cell. Hooks get `&World`, so it sits behind a
-/// `Mutex`; hooks run one at a time, in the order of the structural changes.
+/// The spatial index: the entities in each cell, and each entity's cell (an `OnRemove`
+/// observer runs after the value is gone, so the index remembers where each entity was).
 #[derive(Default)]
-pub struct Grid(pub Mutex<BTreeMap<(i32, i32), Vec<Entity>>>);
-
-fn cell_inserted(world: DeferredWorld<'_>, ctx: HookContext) {
-    let cell = *world
-        .get::<Cell>(ctx.entity)
-        .expect("the hook runs after the write");
-    let mut grid = world.resource::<Grid>().0.lock().unwrap();
-    grid.entry((cell.0, cell.1)).or_default().push(ctx.entity);
+pub struct Grid {
+    /// Entities per cell, in the order they entered it.
+    pub cells: BTreeMap<(i32, i32), Vec<Entity>>,
+    at: HashMap<Entity, (i32, i32)>,
 }
 
-fn cell_replaced(world: DeferredWorld<'_>, ctx: HookContext) {
-    let cell = *world
-        .get::<Cell>(ctx.entity)
-        .expect("the old value is still there");
-    let mut grid = world.resource::<Grid>().0.lock().unwrap();
-    let list = grid.get_mut(&(cell.0, cell.1)).expect("indexed on insert");
-    list.retain(|&e| e != ctx.entity);
-    if list.is_empty() {
-        grid.remove(&(cell.0, cell.1));
+impl Grid {
+    fn leave(&mut self, entity: Entity) {
+        if let Some(cell) = self.at.remove(&entity) {
+            let list = self.cells.get_mut(&cell).expect("indexed when entered");
+            list.retain(|&e| e != entity);
+            if list.is_empty() {
+                self.cells.remove(&cell);
+            }
+        }
     }
+
+    fn enter(&mut self, entity: Entity, cell: Cell) {
+        self.leave(entity);
+        self.cells.entry((cell.0, cell.1)).or_default().push(entity);
+        self.at.insert(entity, (cell.0, cell.1));
+    }
+}
+
+/// Installs the two observers that keep [`Grid`] in step with every [`Cell`].
+fn observe_cells(world: &mut World) {
+    world.add_observer(
+        |moved: Trigger<OnInsert<Cell>>, cells: Query<RefRO<Cell>>, mut grid: ResMut<Grid>| {
+            if let Ok(&cell) = cells.get(moved.entity()) {
+                grid.enter(moved.entity(), cell);
+            }
+        },
+    );
+    world.add_observer(|gone: Trigger<OnRemove<Cell>>, mut grid: ResMut<Grid>| {
+        grid.leave(gone.entity());
+    });
 }
 
 /// A small deterministic generator, so every run builds the same forest.
@@ -109,17 +124,11 @@ impl Lcg {
 }
 
 /// A world holding a forest of `nodes` nodes, each tree at most `depth` levels deep, with the
-/// grid's hooks installed. Returns the world and the roots.
+/// grid's observers installed. Returns the world and the roots.
 pub fn build(nodes: usize, depth: usize) -> (World, Vec<Entity>) {
     let mut world = World::new();
     world.insert_resource(Grid::default());
-    world
-        .set_component_hooks::<Cell>(
-            ComponentHooks::new()
-                .on_insert(cell_inserted)
-                .on_replace(cell_replaced),
-        )
-        .expect("Cell is not used yet");
+    observe_cells(&mut world);
     let mut rng = Lcg(7);
     let mut roots = Vec::new();
     // (entity, level) of every node that may still take children.
@@ -173,8 +182,8 @@ fn walk(world: &World, root: Entity, out: &mut Vec<(Entity, Global)>) {
 
 /// Propagates local transforms to global ones: the roots are split into `threads` contiguous
 /// shares, each walked on its own thread through `&World`; the results are then written with
-/// one query. Then each node whose cell changed gets its new [`Cell`] (the hooks move it in the
-/// grid). The globals do not depend on `threads`.
+/// one query. Then each node whose cell changed gets its new [`Cell`] (an observer moves it in
+/// the grid). The globals do not depend on `threads`.
 pub fn propagate(world: &mut World, roots: &[Entity], threads: usize) {
     let share = roots.len().div_ceil(threads.max(1)).max(1);
     let results: Vec<Vec<(Entity, Global)>> = std::thread::scope(|scope| {
@@ -242,14 +251,7 @@ pub fn digest(world: &mut World) -> u64 {
 
 /// Entities the grid holds, summed over its cells.
 pub fn grid_len(world: &World) -> usize {
-    world
-        .resource::<Grid>()
-        .0
-        .lock()
-        .unwrap()
-        .values()
-        .map(Vec::len)
-        .sum()
+    world.resource::<Grid>().cells.values().map(Vec::len).sum()
 }
 
 /// Builds the forest, runs `frames` frames on `threads` threads, despawns the largest tree,
@@ -281,7 +283,7 @@ pub fn run(nodes: usize, frames: u32, threads: usize) -> Vec<String> {
         "after {frames} frames: digest {:016x}, {} nodes indexed in {} cells",
         digest(&mut world),
         grid_len(&world),
-        world.resource::<Grid>().0.lock().unwrap().len()
+        world.resource::<Grid>().cells.len()
     ));
     let largest = *roots
         .iter()

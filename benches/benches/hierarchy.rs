@@ -93,6 +93,51 @@ fn walk(world: &World, root: Entity, out: &mut Vec<(Entity, Global)>) {
     }
 }
 
+/// Query states kept between frames: a node's `Local` and its `Children`.
+struct States {
+    locals: QueryState<RefRO<Local>>,
+    children: QueryState<RefRO<Children>>,
+}
+
+/// [`walk`] through kept query states: the item of a node without a `TypeId` lookup per read.
+fn walk_query(
+    locals: &mut QueryRun<'_, '_, RefRO<Local>>,
+    children: &mut QueryRun<'_, '_, RefRO<Children>>,
+    root: Entity,
+    out: &mut Vec<(Entity, Global)>,
+) {
+    let mut stack = vec![(root, ROOT.then(*locals.reborrow().get(root).unwrap()))];
+    while let Some((node, global)) = stack.pop() {
+        out.push((node, global));
+        if let Ok(kids) = children.reborrow().get(node) {
+            for &child in kids.iter() {
+                stack.push((child, global.then(*locals.reborrow().get(child).unwrap())));
+            }
+        }
+    }
+}
+
+fn propagate_query(
+    world: &mut World,
+    states: &mut States,
+    roots: &[Entity],
+    by_index: &mut [Global],
+    out: &mut Vec<(Entity, Global)>,
+) {
+    out.clear();
+    let mut locals = states.locals.run_shared(world);
+    let mut children = states.children.run_shared(world);
+    for &r in roots {
+        walk_query(&mut locals, &mut children, r, out);
+    }
+    for &(e, g) in out.iter() {
+        by_index[e.index() as usize] = g;
+    }
+    world
+        .query::<(Entity, RefRW<Global>)>()
+        .for_each(|(e, g)| *g = by_index[e.index() as usize]);
+}
+
 fn propagate(world: &mut World, roots: &[Entity], threads: usize, by_index: &mut [Global]) {
     let share = roots.len().div_ceil(threads);
     let parts: Vec<Vec<(Entity, Global)>> = std::thread::scope(|s| {
@@ -131,6 +176,14 @@ fn bench_propagate(c: &mut Criterion) {
                 b.iter(|| propagate(&mut world, &roots, threads, &mut by_index));
             });
         }
+        let mut states = States {
+            locals: QueryState::new(&mut world),
+            children: QueryState::new(&mut world),
+        };
+        let mut out = Vec::with_capacity(n);
+        group.bench_function(format!("{label}/query_1t"), |b| {
+            b.iter(|| propagate_query(&mut world, &mut states, &roots, &mut by_index, &mut out));
+        });
         let locals: Vec<Local> = (0..n).map(local).collect();
         let parents: Vec<u32> = (0..n)
             .map(|i| parent_of(i).map_or(u32::MAX, |p| p as u32))

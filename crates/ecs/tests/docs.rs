@@ -287,6 +287,7 @@ fn readme_keeps_the_two_commands_and_links() {
         "docs/architecture.md",
         "docs/queries.md",
         "docs/scheduling.md",
+        "docs/relationships.md",
     ] {
         assert!(readme.contains(doc), "README does not link {doc}");
         read(doc);

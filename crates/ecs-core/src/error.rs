@@ -86,6 +86,47 @@ impl fmt::Display for HierarchyError {
 
 impl std::error::Error for HierarchyError {}
 
+/// [`World::clone_entity`](crate::World::clone_entity) could not clone.
+///
+/// ```
+/// # use ecs_core::{CloneError, World};
+/// struct Handle(u32); // registered neither as pod nor as clone
+/// let mut world = World::new();
+/// let e = world.spawn((Handle(1),));
+/// let err = world.clone_entity(e).unwrap_err();
+/// assert!(matches!(err, CloneError::NotClonable { entity, .. } if entity == e));
+/// assert!(err.to_string().contains("Handle"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloneError {
+    /// The entity is not alive.
+    NoSuchEntity(Entity),
+    /// The entity holds a component registered neither with `register_pod` nor with
+    /// `register_clone`, and the options do not leave it out.
+    NotClonable {
+        /// The entity.
+        entity: Entity,
+        /// The component's type name.
+        component: &'static str,
+    },
+}
+
+impl fmt::Display for CloneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoSuchEntity(e) => write!(f, "no such entity: {e:?}"),
+            Self::NotClonable { entity, component } => write!(
+                f,
+                "entity {entity:?} holds `{component}`, which cannot be cloned: register it with \
+                 `register_clone` (or `register_pod`), or leave it out with `CloneOptions::deny`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CloneError {}
+
 /// A component access failed.
 ///
 /// ```

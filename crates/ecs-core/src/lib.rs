@@ -91,7 +91,7 @@ pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{
-    ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
+    CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
 };
 pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, DescendantsBreadthFirst};
 pub use ids::{ArchetypeId, WorldId};
@@ -108,6 +108,7 @@ pub type RowMarks = RowTicks;
 pub use signature::Signature;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
+pub use world::clone::CloneOptions;
 pub use world::compact::CompactReport;
 pub use world::hooks::HookCommands;
 pub use world::spawn_batch::SpawnBatch;

@@ -141,11 +141,13 @@ impl World {
             .on_insert(source_inserted::<R>)
             .on_replace(source_replaced::<R>);
         source.check_invariants = Some(check_relationship::<R>);
+        source.relationship = true;
         self.set_component_hooks::<R>(source)?;
         let mut target = ComponentHooks::new()
             .on_insert(target_inserted::<R::Target>)
             .on_replace(target_replaced::<R::Target>);
         target.check_despawn = Some(refuse_despawn::<R::Target>);
+        target.relationship_target = true;
         self.set_component_hooks::<R::Target>(target)
     }
 

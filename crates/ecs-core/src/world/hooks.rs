@@ -54,6 +54,8 @@ impl ComponentHooks {
             on_remove: None,
             check_despawn: None,
             check_invariants: None,
+            relationship_target: false,
+            relationship: false,
         }
     }
 

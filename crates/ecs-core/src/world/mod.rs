@@ -19,6 +19,7 @@
 )]
 mod access;
 mod chunk_component;
+pub(crate) mod clone;
 pub(crate) mod compact;
 mod enable;
 pub(crate) mod hooks;
@@ -102,7 +103,16 @@ pub struct World {
     required: TypeIdMap<Vec<Required>>,
     /// Observers, in registration order (see `world/observers.rs`).
     observers: ObserverTable,
+    /// Per component type registered for snapshots (pod or clone), how to clone a value out
+    /// of an entity (see `world/clone.rs`).
+    cloners: TypeIdMap<CloneFn>,
 }
+
+/// Clones the value of one component type out of an entity, as a change to make on the clone.
+pub(crate) type CloneFn = fn(&World, Entity) -> Option<ClonedValue>;
+
+/// A cloned value, ready to insert on an entity of any world.
+pub(crate) type ClonedValue = Box<dyn FnOnce(&mut World, Entity) + Send + Sync>;
 
 /// What an observer watches: a lifecycle change of one component type, or an event type
 /// triggered on entities.
@@ -194,6 +204,11 @@ pub struct ComponentHooks {
     pub(crate) check_despawn: Option<DespawnCheck>,
     /// Panics unless both sides of a relationship agree ([`World::check_invariants`]).
     pub(crate) check_invariants: Option<fn(&World)>,
+    /// Whether the type is a relationship's target list (kept by the engine: a clone does not
+    /// copy it, see `world/clone.rs`).
+    pub(crate) relationship_target: bool,
+    /// Whether the type is a relationship (its entity ids name entities of this world).
+    pub(crate) relationship: bool,
 }
 
 /// Refuses the despawn of an entity (a relationship's `Refuse` policy), or lets it go ahead.
@@ -301,6 +316,7 @@ impl World {
             hook_commands: HookQueue::default(),
             required: TypeIdMap::default(),
             observers: ObserverTable::default(),
+            cloners: TypeIdMap::default(),
         }
         .with_hierarchy()
     }

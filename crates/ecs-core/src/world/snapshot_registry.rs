@@ -28,6 +28,7 @@ impl World {
     pub fn register_pod<T: Pod + Component>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
         self.snapshots.set(id, ColumnKind::Pod);
+        self.add_cloner::<T>();
         id
     }
 
@@ -48,6 +49,7 @@ impl World {
     pub fn register_clone<T: Clone + Component>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
         self.snapshots.set(id, ColumnKind::Clone(new_values::<T>));
+        self.add_cloner::<T>();
         id
     }
 

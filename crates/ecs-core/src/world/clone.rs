@@ -1,0 +1,262 @@
+//! Entity cloning: a new entity with clones of another's components, in the same world or in
+//! another one, optionally with its whole subtree.
+//!
+//! A component can be cloned if its type is registered for snapshots (`register_pod` or
+//! `register_clone`: the registry already knows how to copy it); [`CloneOptions`] can leave
+//! types out (`deny`) or name the only ones to copy (`allow`). The hierarchy is the engine's:
+//! - `Children` (and every relationship's target list) is never copied: the engine keeps it
+//!   from the children's side, and copying it would take the children from the original;
+//! - in the same world, a clone of a child is a child of the same parent (a sibling);
+//! - with [`CloneOptions::with_children`], every descendant is cloned too, depth-first, each
+//!   clone a child of its parent's clone: the copy is a subtree of its own;
+//! - into another world, relationships of the cloned root are left out (their entity ids name
+//!   entities of the source world); the copied subtree is linked within the new world.
+//!
+//! The clones are made with `spawn` and `insert`, so their hooks, observers and required
+//! components run as for any insert.
+
+use std::any::TypeId;
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::CloneError;
+use crate::hierarchy::{ChildOf, Children};
+use crate::world::{ClonedValue, World};
+
+/// What [`World::clone_entity_with`] copies.
+///
+/// ```
+/// # use ecs_core::{CloneOptions, World};
+/// #[derive(Clone)]
+/// struct Name(&'static str);
+/// #[derive(Clone)]
+/// struct Selected;
+/// let mut world = World::new();
+/// world.register_clone::<Name>();
+/// world.register_clone::<Selected>();
+/// let e = world.spawn((Name("tank"), Selected));
+/// let copy = world.clone_entity_with(e, &CloneOptions::new().deny::<Selected>()).unwrap();
+/// assert_eq!(world.get::<Name>(copy).unwrap().0, "tank");
+/// assert!(!world.has::<Selected>(copy));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CloneOptions {
+    allow: Option<Vec<TypeId>>,
+    deny: Vec<TypeId>,
+    children: bool,
+}
+
+impl CloneOptions {
+    /// Every component, the entity alone.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Copies `T`, and (once any type is allowed) only the allowed types.
+    #[must_use]
+    pub fn allow<T: Component>(mut self) -> Self {
+        self.allow
+            .get_or_insert_with(Vec::new)
+            .push(TypeId::of::<T>());
+        self
+    }
+
+    /// Leaves `T` out (no error if it cannot be cloned).
+    #[must_use]
+    pub fn deny<T: Component>(mut self) -> Self {
+        self.deny.push(TypeId::of::<T>());
+        self
+    }
+
+    /// Clones the entity's descendants too (following `ChildOf`), each clone a child of its
+    /// parent's clone.
+    #[must_use]
+    pub fn with_children(mut self) -> Self {
+        self.children = true;
+        self
+    }
+
+    fn wants(&self, type_id: TypeId) -> bool {
+        !self.deny.contains(&type_id) && self.allow.as_ref().is_none_or(|a| a.contains(&type_id))
+    }
+}
+
+/// One entity to make: the values to insert, and the index (in the plan) of its parent's clone.
+struct PlannedClone {
+    values: Vec<ClonedValue>,
+    parent: Option<usize>,
+}
+
+impl World {
+    /// Records how to clone `T` (called by `register_pod` and `register_clone`).
+    pub(crate) fn add_cloner<T: Clone + Component>(&mut self) {
+        fn clone_value<T: Clone + Component>(world: &World, entity: Entity) -> Option<ClonedValue> {
+            let value = world.get::<T>(entity).ok()?.clone();
+            Some(Box::new(move |world: &mut World, target: Entity| {
+                let _ = world.insert(target, (value,));
+            }))
+        }
+        self.cloners.insert(TypeId::of::<T>(), clone_value::<T>);
+    }
+
+    /// A new entity with a clone of every component of `entity` (see the module docs of
+    /// `world/clone.rs` for the hierarchy); shorthand for `clone_entity_with(entity,
+    /// &CloneOptions::new())`.
+    ///
+    /// # Errors
+    /// [`CloneError::NoSuchEntity`], or [`CloneError::NotClonable`] naming a component
+    /// registered for no snapshot; nothing is spawned then.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// world.register_pod::<u32>();
+    /// let tank = world.spawn(());
+    /// let turret = world.spawn((ChildOf(tank), 7u32));
+    /// let second = world.clone_entity(turret).unwrap();
+    /// assert_eq!(world.get::<u32>(second), Ok(&7));
+    /// assert_eq!(world.children(tank), [turret, second]); // a sibling
+    /// ```
+    pub fn clone_entity(&mut self, entity: Entity) -> Result<Entity, CloneError> {
+        self.clone_entity_with(entity, &CloneOptions::new())
+    }
+
+    /// [`World::clone_entity`] with options: which types, and whether the subtree too.
+    ///
+    /// # Errors
+    /// As [`World::clone_entity`], for the entity or any descendant cloned.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, CloneOptions, World};
+    /// let mut world = World::new();
+    /// world.register_pod::<u8>();
+    /// let root = world.spawn((0u8,));
+    /// let kid = world.spawn((ChildOf(root), 1u8));
+    /// world.spawn((ChildOf(kid), 2u8));
+    /// let copy = world.clone_entity_with(root, &CloneOptions::new().with_children()).unwrap();
+    /// let values: Vec<u8> = world.iter_descendants(copy).map(|e| *world.get::<u8>(e).unwrap()).collect();
+    /// assert_eq!(values, [1, 2]);
+    /// assert_eq!(world.children(root), [kid]); // the original keeps its own
+    /// world.check_invariants();
+    /// ```
+    pub fn clone_entity_with(
+        &mut self,
+        entity: Entity,
+        options: &CloneOptions,
+    ) -> Result<Entity, CloneError> {
+        let plan = self.plan_clone(entity, options, true)?;
+        let root_parent = self
+            .parent(entity)
+            .filter(|_| options.wants(TypeId::of::<ChildOf>()));
+        Ok(make_clones(self, plan, root_parent))
+    }
+
+    /// Clones `entity` (and with the options, its subtree) into `target`, another world;
+    /// returns the clone's id there. Relationships of the cloned root are left out.
+    ///
+    /// # Errors
+    /// As [`World::clone_entity`].
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.register_clone::<String>();
+    /// let e = world.spawn((String::from("prefab"),));
+    /// let mut other = World::new();
+    /// let copy = world.clone_entity_into(e, &mut other, &Default::default()).unwrap();
+    /// assert_eq!(other.get::<String>(copy).unwrap(), "prefab");
+    /// ```
+    pub fn clone_entity_into(
+        &self,
+        entity: Entity,
+        target: &mut World,
+        options: &CloneOptions,
+    ) -> Result<Entity, CloneError> {
+        let plan = self.plan_clone(entity, options, false)?;
+        Ok(make_clones(target, plan, None))
+    }
+
+    /// The clones to make, root first, then (with `children`) the descendants depth-first.
+    fn plan_clone(
+        &self,
+        root: Entity,
+        options: &CloneOptions,
+        same_world: bool,
+    ) -> Result<Vec<PlannedClone>, CloneError> {
+        if !self.contains(root) {
+            return Err(CloneError::NoSuchEntity(root));
+        }
+        let mut plan = Vec::new();
+        let mut pending = vec![(root, None)];
+        while let Some((entity, parent)) = pending.pop() {
+            let index = plan.len();
+            plan.push(PlannedClone {
+                values: self.clone_values(entity, options, same_world && parent.is_none())?,
+                parent,
+            });
+            if options.children {
+                for &child in self.children(entity).iter().rev() {
+                    pending.push((child, Some(index)));
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Clones of the components of `entity` the options want, in component-id order. The
+    /// hierarchy's own components are left to [`make_clones`]; other relationships are kept
+    /// only where their ids stay meaningful (`keep_relationships`).
+    fn clone_values(
+        &self,
+        entity: Entity,
+        options: &CloneOptions,
+        keep_relationships: bool,
+    ) -> Result<Vec<ClonedValue>, CloneError> {
+        let loc = self
+            .location(entity)
+            .ok_or(CloneError::NoSuchEntity(entity))?;
+        let mut values = Vec::new();
+        for id in self.archetypes()[loc.archetype.index()].signature().iter() {
+            let info = self.components().info(id);
+            let type_id = info.type_id();
+            if type_id == TypeId::of::<ChildOf>() || type_id == TypeId::of::<Children>() {
+                continue;
+            }
+            if !options.wants(type_id) || info.is_chunk_component() {
+                continue;
+            }
+            if let Some(hooks) = self.hooks.get(&type_id) {
+                if hooks.relationship_target || (hooks.relationship && !keep_relationships) {
+                    continue;
+                }
+            }
+            let clone = self.cloners.get(&type_id).ok_or(CloneError::NotClonable {
+                entity,
+                component: info.name(),
+            })?;
+            values.extend(clone(self, entity));
+        }
+        Ok(values)
+    }
+}
+
+/// Spawns the planned clones in `world`, in plan order, each linked under its parent's clone
+/// (the root under `root_parent`, if any); returns the root's clone.
+fn make_clones(world: &mut World, plan: Vec<PlannedClone>, root_parent: Option<Entity>) -> Entity {
+    let mut made: Vec<Entity> = Vec::with_capacity(plan.len());
+    for planned in plan {
+        let clone = world.spawn(());
+        for value in planned.values {
+            value(world, clone);
+        }
+        let parent = planned
+            .parent
+            .map(|i| made[i])
+            .or(root_parent.filter(|_| made.is_empty()));
+        if let Some(parent) = parent {
+            let _ = world.insert(clone, (ChildOf(parent),));
+        }
+        made.push(clone);
+    }
+    made[0]
+}

@@ -1,6 +1,6 @@
 //! Bundles: the tuples of components that `spawn`, `insert` and `remove` move as one unit.
 //!
-//! Every tuple of up to 12 distinct component types is a [`Bundle`]. A bundle writes each of its
+//! Every tuple of up to 16 distinct component types is a [`Bundle`]. A bundle writes each of its
 //! values with a typed store into a column pointer, so batch spawning compiles to the same
 //! stores a loop pushing into `Vec`s would make: no per-value `memcpy` calls, no type-erased
 //! dispatch.
@@ -27,7 +27,8 @@ pub type BundleIds = SmallVec<[ComponentId; 12]>;
 ///
 /// # Safety
 /// Implementors promise, for a tuple `(T0, T1, ..)`:
-/// - `component_ids` pushes the id of `Ti` for each `i`, in order, and nothing else, taking
+/// - `component_ids` pushes exactly `COMPONENT_COUNT` ids: the id of `Ti` for each `i`, in
+///   order, and nothing else (a derived bundle pushes its nested bundles' ids in place), taking
 ///   the ids from `components` (registering as needed) and never replacing `components` (it
 ///   is the world's registry: see [`Components`]' invariants);
 /// - `write_row` writes element `i` as a `Ti` to `bases[i].cast::<Ti>().add(row)` and touches
@@ -53,6 +54,16 @@ pub unsafe trait Bundle: Send + Sync + Sized + 'static {
     /// assert_eq!(TypeId::of::<Old>(), TypeId::of::<(Option<u32>, Option<char>)>());
     /// ```
     type Replaced;
+
+    /// How many ids [`component_ids`](Self::component_ids) pushes: the number of component
+    /// types, after flattening nested bundles. A bundle nested in a derived bundle takes this
+    /// many consecutive slots of `bases` / `cells`.
+    ///
+    /// ```
+    /// # use ecs_core::Bundle;
+    /// assert_eq!(<(u8, u16, char) as Bundle>::COMPONENT_COUNT, 3);
+    /// ```
+    const COMPONENT_COUNT: usize;
 
     /// Pushes the id of each element type, registering types on first use.
     ///
@@ -140,12 +151,20 @@ pub(crate) fn bundle_ids<B: Bundle>(components: &mut Components) -> BundleIds {
     ids
 }
 
+/// `1`, whatever it is given: counts a macro repetition.
+macro_rules! one {
+    ($T:ident) => {
+        1
+    };
+}
+
 macro_rules! tuple_bundle {
     ($($T:ident $i:tt),*) => {
         // SAFETY: each method touches element `$i` through index `$i` only, as its own type,
         // and `component_ids` pushes the ids in the same order.
         unsafe impl<$($T: Component),*> Bundle for ($($T,)*) {
             type Replaced = ($(Option<$T>,)*);
+            const COMPONENT_COUNT: usize = 0 $(+ one!($T))*;
 
             fn component_ids(components: &mut Components, ids: &mut BundleIds) {
                 $(ids.push(components.register::<$T>());)*
@@ -189,6 +208,7 @@ macro_rules! tuple_bundle {
 // SAFETY: the empty bundle touches no memory and pushes no id.
 unsafe impl Bundle for () {
     type Replaced = ();
+    const COMPONENT_COUNT: usize = 0;
     fn component_ids(_: &mut Components, _: &mut BundleIds) {}
     unsafe fn write_row(self, _: &[NonNull<u8>], _: usize) {}
     unsafe fn replace(self, _: &[NonNull<u8>], _: &[bool]) -> Self::Replaced {}
@@ -207,3 +227,7 @@ tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+tuple_bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

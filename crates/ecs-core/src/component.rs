@@ -39,6 +39,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// world.spawn(((1u8, 2u16), 'x')); // panics, naming `(u8, u16)`
 /// ```
 ///
+/// A `#[derive(Bundle)]` type is refused the same way (see the `ecs` facade's `Bundle` docs):
+/// inside a tuple it would be one component and none of its fields.
+///
 /// ```
 /// # use ecs_core::{Component, World};
 /// fn store<T: Component>(world: &mut World, value: T) -> bool {
@@ -123,8 +126,9 @@ impl ComponentInfo {
     /// ```
     ///
     /// # Panics
-    /// If `T` is a tuple (its name starts with `(`, the unit type included): a tuple is never a
-    /// component (see [`Component`]). The message names the tuple and says how to fix it.
+    /// If `T` is a tuple (its name starts with `(`, the unit type included) or a
+    /// `#[derive(Bundle)]` type: neither is ever a component (see [`Component`]). The message
+    /// names the type and says how to fix it.
     ///
     /// ```should_panic
     /// # use ecs_core::{ComponentId, ComponentInfo};
@@ -134,6 +138,9 @@ impl ComponentInfo {
         let name = type_name::<T>();
         if name.starts_with('(') {
             refuse_tuple(name);
+        }
+        if crate::derived_bundles::derived_bundle_name(TypeId::of::<T>()).is_some() {
+            refuse_bundle(name);
         }
         /// # Safety
         /// `ptr` points to a valid, aligned `T` that is never used again.
@@ -280,6 +287,17 @@ fn refuse_tuple(name: &str) -> ! {
     panic!(
         "`{name}` is a tuple, which is never a component: spawn its elements as separate \
          components, or wrap it in a named struct (a nested tuple in a bundle is not flattened)"
+    )
+}
+
+/// The panic of [`ComponentInfo::of`] for a `#[derive(Bundle)]` type, out of line (it is cold).
+#[cold]
+#[track_caller]
+fn refuse_bundle(name: &str) -> ! {
+    panic!(
+        "`{name}` is a bundle (#[derive(Bundle)]), which is never one component: spawn or insert \
+         it on its own, add the other components as fields of a bundle that holds it as a \
+         `#[bundle]` field, or insert them in a second call"
     )
 }
 

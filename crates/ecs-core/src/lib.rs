@@ -48,6 +48,9 @@ mod chunk_policy;
 mod chunk_pool;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
+/// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.
+#[doc(hidden)]
+pub mod derived_bundles;
 #[expect(
     unsafe_code,
     reason = "toggles enable bits through shared chunks for writing queries"
@@ -87,6 +90,7 @@ pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 pub use chunk_pool::{ChunkPool, PoolStats};
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
+pub use derived_bundles::derived_bundle_name;
 pub use enable::{ChunkMasks, EnableMask};
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;

@@ -4,7 +4,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Field, Fields};
 
-/// Most fields a derive accepts: the engine implements its traits for tuples of up to 12.
+/// Most fields `#[derive(Query)]` and `#[derive(SystemParam)]` accept: they delegate to tuples,
+/// and the engine implements their traits for tuples of up to 12.
 pub const MAX_FIELDS: usize = 12;
 
 /// The path the generated code names the facade by: `::ecs` unless `#[ecs(crate = ..)]`.
@@ -27,8 +28,29 @@ pub fn crate_path(input: &DeriveInput) -> syn::Result<TokenStream> {
     Ok(path)
 }
 
-/// The named fields of a plain (non-generic) struct, or an error saying what is refused.
+/// The named fields of a plain (non-generic) struct, at most [`MAX_FIELDS`] of them, or an
+/// error saying what is refused.
 pub fn named_fields<'a>(input: &'a DeriveInput, what: &str) -> syn::Result<Vec<&'a Field>> {
+    let fields = named_fields_any_count(input, what)?;
+    if fields.len() > MAX_FIELDS {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            format!(
+                "#[derive({what})] supports at most {MAX_FIELDS} fields (found {}): group some \
+                 into a component struct",
+                fields.len()
+            ),
+        ));
+    }
+    Ok(fields)
+}
+
+/// The named fields of a plain (non-generic) struct, as many as it has, or an error saying
+/// what is refused.
+pub fn named_fields_any_count<'a>(
+    input: &'a DeriveInput,
+    what: &str,
+) -> syn::Result<Vec<&'a Field>> {
     if !input.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &input.generics,
@@ -47,16 +69,5 @@ pub fn named_fields<'a>(input: &'a DeriveInput, what: &str) -> syn::Result<Vec<&
             format!("#[derive({what})] needs a struct with named fields"),
         ));
     };
-    let fields: Vec<&Field> = fields.named.iter().collect();
-    if fields.len() > MAX_FIELDS {
-        return Err(syn::Error::new_spanned(
-            &input.ident,
-            format!(
-                "#[derive({what})] supports at most {MAX_FIELDS} fields (found {}): group some \
-                 into a component struct",
-                fields.len()
-            ),
-        ));
-    }
-    Ok(fields)
+    Ok(fields.named.iter().collect())
 }

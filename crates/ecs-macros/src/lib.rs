@@ -3,11 +3,12 @@
 //! named struct of system parameters. Use them through the facade
 //! (`use ecs::prelude::*;` brings them all), which this crate's generated code names as `::ecs`.
 //!
-//! Both derives delegate to the tuple of the struct's field types, in declaration order: the
-//! tuple impls in `ecs-core` and `ecs-query` do all the unsafe work, and the generated
-//! `unsafe impl`s only convert between the struct and that tuple. So a derived bundle or query
-//! behaves exactly as its tuple (same ids, same access, same runtime checks), and what the
-//! tuple refuses the derive refuses too.
+//! `#[derive(Query)]` and `#[derive(SystemParam)]` delegate to the tuple of the struct's field
+//! types, in declaration order: the tuple impls in `ecs-query` / `ecs-sched` do the unsafe work,
+//! and the generated impls only convert between the struct and that tuple, so a derived query
+//! behaves exactly as its tuple. `#[derive(Bundle)]` writes each field to its column slot
+//! itself, so that `#[bundle]` fields can be flattened in place and no tuple arity limits the
+//! field count (see `bundle.rs` for its invariants).
 //!
 //! Crates that depend on `ecs-core` / `ecs-query` directly and not on `ecs` point the derives
 //! at a module shaped like the facade (with `core` and `query` in it):
@@ -26,9 +27,10 @@ mod system_param;
 
 use proc_macro::TokenStream;
 
-/// Derives `Bundle` for a struct with named fields, each a component; see the `ecs` facade's
-/// documentation of `Bundle` for examples.
-#[proc_macro_derive(Bundle, attributes(ecs))]
+/// Derives `Bundle` for a struct with named fields, each a component or, marked `#[bundle]`, a
+/// bundle whose components are flattened into this one; see the `ecs` facade's documentation of
+/// `Bundle` for examples.
+#[proc_macro_derive(Bundle, attributes(ecs, bundle))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     bundle::derive(input)

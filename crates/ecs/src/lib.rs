@@ -35,11 +35,17 @@ pub use ecs_sched as sched;
 /// `#[derive(Bundle)]` and `#[derive(Query)]` (also in the [`prelude`]; `docs/queries.md` has
 /// more).
 ///
-/// A derived bundle spawns, inserts, removes and takes as the tuple of its field types; a
-/// derived query struct `Foo` queries as the tuple of its fields and yields `FooItem<'w>`, a
-/// struct with the same field names. Both are plain structs with named fields and no generic
-/// parameters; the generated code names this crate as `::ecs` (override with
-/// `#[ecs(crate = path)]`, see the `ecs-macros` crate).
+/// A derived bundle spawns, inserts, removes and takes as its fields, each a component; a field
+/// marked `#[bundle]` holds a bundle (derived, or a tuple) whose components are flattened in
+/// its place, to any depth, and a bundle may have any number of fields. A derived query struct
+/// `Foo` queries as the tuple of its fields and yields `FooItem<'w>`, a struct with the same
+/// field names. Both are plain structs with named fields and no generic parameters; the
+/// generated code names this crate as `::ecs` (override with `#[ecs(crate = path)]`, see the
+/// `ecs-macros` crate).
+///
+/// A bundle is never one component by accident: inside a tuple (`world.spawn((body, Frozen))`)
+/// a derived bundle panics naming it, as a nested tuple does, and a field whose type is a
+/// bundle but is not marked `#[bundle]` does not compile.
 ///
 /// ```
 /// use ecs::prelude::*;
@@ -61,6 +67,32 @@ pub use ecs_sched as sched;
 ///     m.position.0 += m.velocity.0;
 /// });
 /// assert_eq!(world.get::<Position>(e), Ok(&Position(2.0)));
+/// ```
+///
+/// Nesting, and the refusal of a bundle inside a tuple:
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// struct Velocity(f32);
+/// struct Health(u32);
+/// struct Frozen;
+///
+/// #[derive(Bundle)]
+/// struct Body { position: Position, velocity: Velocity }
+///
+/// #[derive(Bundle)]
+/// struct Unit { #[bundle] body: Body, health: Health }
+///
+/// let mut world = World::new();
+/// let body = || Body { position: Position(0.0), velocity: Velocity(1.0) };
+/// let e = world.spawn(Unit { body: body(), health: Health(10) });
+/// assert!(world.has::<Position>(e) && world.has::<Health>(e));
+///
+/// let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+///     world.spawn((body(), Frozen)); // would store one `Body`: refused, naming it
+/// }));
+/// assert!(refused.is_err());
 /// ```
 pub use ecs_macros::{Bundle, Query, SystemParam};
 
@@ -107,6 +139,29 @@ pub use ecs_macros::{Bundle, Query, SystemParam};
 /// use ecs::prelude::*;
 /// #[derive(Bundle)]
 /// struct Pair(u32, f32);
+/// ```
+///
+/// A field that is itself a bundle but is not marked `#[bundle]` (it would be one component;
+/// the error names `NestedBundleNeedsTheBundleAttribute`):
+///
+/// ```compile_fail
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// #[derive(Bundle)]
+/// struct Body { position: Position }
+/// #[derive(Bundle)]
+/// struct Unit { body: Body, health: u32 }
+/// ```
+///
+/// The same struct with `#[bundle]` on the field compiles:
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Position(f32);
+/// #[derive(Bundle)]
+/// struct Body { position: Position }
+/// #[derive(Bundle)]
+/// struct Unit { #[bundle] body: Body, health: u32 }
 /// ```
 ///
 /// ```compile_fail

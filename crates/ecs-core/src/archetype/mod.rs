@@ -480,8 +480,9 @@ impl Archetype {
     }
 }
 
-/// The most components one bundle (a tuple) can hold.
-pub(crate) const MAX_BUNDLE: usize = 12;
+/// The most components of one bundle whose cell pointers stay on the stack (the largest tuple
+/// bundle); a derived bundle may hold more, which then take a heap path.
+pub(crate) const MAX_BUNDLE: usize = 16;
 
 impl Drop for Archetype {
     fn drop(&mut self) {

@@ -84,18 +84,18 @@ impl Archetype {
         unsafe { addr.data.add(offset) }
     }
 
-    /// Pointers to the cells of `cols` (at most [`MAX_BUNDLE`]) in the row at `addr`, in
-    /// order: a bundle's cells, without a heap or `SmallVec` in the way.
+    /// Pointers to the cells of `cols` in the row at `addr`, in order: a bundle's cells, without
+    /// a heap or `SmallVec` in the way for up to [`MAX_BUNDLE`] of them (more take the heap).
     ///
     /// # Safety
     /// As [`Archetype::cell_at`], for every column in `cols`.
     #[inline(always)]
     pub(crate) unsafe fn cells(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
         debug_assert!(self.holds_addr(addr), "stale row address");
-        assert!(
-            cols.len() <= MAX_BUNDLE,
-            "a bundle has at most {MAX_BUNDLE} components"
-        );
+        if cols.len() > MAX_BUNDLE {
+            // SAFETY: `cells`' contract, forwarded.
+            return unsafe { self.cells_on_heap(addr, cols) };
+        }
         let mut ptrs = [NonNull::dangling(); MAX_BUNDLE];
         for (p, &c) in ptrs.iter_mut().zip(cols) {
             // SAFETY: `cells`' contract is `cell_at`'s for every column of `cols`, `c` among them.
@@ -104,6 +104,26 @@ impl Archetype {
         RowCells {
             ptrs,
             len: cols.len(),
+            heap: Vec::new(),
+        }
+    }
+
+    /// [`Archetype::cells`] for a bundle of more than [`MAX_BUNDLE`] components.
+    ///
+    /// # Safety
+    /// As [`Archetype::cells`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn cells_on_heap(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
+        let heap = cols
+            .iter()
+            // SAFETY: `cells`' contract is `cell_at`'s for every column of `cols`.
+            .map(|&c| unsafe { self.cell_at(addr, c as usize) })
+            .collect();
+        RowCells {
+            ptrs: [NonNull::dangling(); MAX_BUNDLE],
+            len: usize::MAX,
+            heap,
         }
     }
 
@@ -270,10 +290,13 @@ impl Archetype {
     }
 }
 
-/// The cell pointers [`Archetype::cells`] returns; derefs to a slice.
+/// The cell pointers [`Archetype::cells`] returns; derefs to a slice: `ptrs[..len]`, or `heap`
+/// when `len` is `usize::MAX` (a bundle of more than [`MAX_BUNDLE`] components; `Vec::new`
+/// does not allocate, so the common case pays one compare).
 pub(crate) struct RowCells {
     pub(super) ptrs: [NonNull<u8>; MAX_BUNDLE],
     pub(super) len: usize,
+    pub(super) heap: Vec<NonNull<u8>>,
 }
 
 impl std::ops::Deref for RowCells {
@@ -281,7 +304,11 @@ impl std::ops::Deref for RowCells {
 
     #[inline(always)]
     fn deref(&self) -> &[NonNull<u8>] {
-        &self.ptrs[..self.len]
+        if self.len == usize::MAX {
+            &self.heap
+        } else {
+            &self.ptrs[..self.len]
+        }
     }
 }
 

@@ -222,6 +222,8 @@ struct Run<'a> {
     abort: AtomicBool,
     panic: Mutex<Option<SystemPanic>>,
     timings: &'a [Mutex<Sample>],
+    /// The schedule run's span, parent of the system spans opened on workers.
+    span: crate::trace::Parent,
 }
 
 impl Run<'_> {
@@ -239,6 +241,7 @@ impl Run<'_> {
     fn run_one(&self, index: usize) {
         let start = Instant::now();
         let result = self.cells[index].claim(|unit| {
+            let _span = crate::trace::system(&self.span, unit.system.name());
             // SAFETY: the plan orders every pair of conflicting systems by the union of each
             // system's and its conditions' accesses, so nothing that runs meanwhile conflicts
             // with them; all were initialised for `world`.
@@ -302,6 +305,7 @@ pub(crate) fn run_segment(
         abort: AtomicBool::new(false),
         panic: Mutex::new(None),
         timings,
+        span: crate::trace::current(),
     };
     let roots: Vec<usize> = RunCounters::roots(&segment.dep_counts).collect();
     match parallel {
@@ -340,6 +344,7 @@ pub(crate) fn run_exclusive(
 ) -> Option<SystemPanic> {
     let start = Instant::now();
     let unit = cell.unit_mut();
+    let _span = crate::trace::system(&crate::trace::current(), unit.system.name());
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut go = true;
         for condition in &mut unit.conditions {

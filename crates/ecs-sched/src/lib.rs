@@ -62,6 +62,7 @@ mod sync;
 )]
 mod system;
 mod timings;
+mod trace;
 
 pub use access_set::{Conflict, SystemAccess};
 pub use command_buffer::CommandBuffer;

@@ -88,7 +88,10 @@ impl OneShot {
                 system: self.system.name().to_owned(),
             });
         }
-        let ran = catch_unwind(AssertUnwindSafe(|| self.system.run_exclusive(world)));
+        let ran = {
+            let _span = crate::trace::system(&crate::trace::current(), self.system.name());
+            catch_unwind(AssertUnwindSafe(|| self.system.run_exclusive(world)))
+        };
         let mut skipped = Vec::new();
         if let Err(panic) = ran {
             // Drop what the system recorded before it panicked; a panicking `Drop` there is
@@ -98,6 +101,7 @@ impl OneShot {
             }));
             resume_unwind(panic);
         }
+        let _span = crate::trace::apply_commands(self.system.name(), false);
         self.system.apply_deferred(world, &mut skipped, false);
         Ok(skipped)
     }

@@ -56,6 +56,7 @@ impl Schedule {
     /// assert_eq!(world.get::<u32>(e), Ok(&2));
     /// ```
     pub fn run(&mut self, world: &mut World) -> Result<(), ScheduleError> {
+        let _span = crate::trace::schedule_run(self.systems.len());
         self.build_for(world)?;
         // O(1) unless 2^30 ticks passed: keeps 32-bit row ticks from wrapping.
         world.check_change_ticks();
@@ -84,6 +85,7 @@ impl Schedule {
             skipped: &mut self.skipped,
             commands_time: &mut commands_time,
             event_updates: &self.event_updates,
+            span: crate::trace::current(),
         };
         let (panic, commands) = match &self.threads {
             Threads::Single => Parallelism::Sequential.scope(|| run.execute(world, false)),
@@ -136,6 +138,8 @@ struct Run<'a> {
     skipped: &'a mut Vec<CommandError>,
     commands_time: &'a mut Duration,
     event_updates: &'a [EventUpdate],
+    /// The `schedule_run` span, entered again on the thread that executes the run.
+    span: crate::trace::Parent,
 }
 
 impl Run<'_> {
@@ -152,7 +156,9 @@ impl Run<'_> {
             skipped,
             commands_time,
             event_updates,
+            span,
         } = self;
+        let _span = crate::trace::reenter(&span);
         let mut panic: Option<SystemPanic> = None;
         let mut commands = CommandPanics::default();
         let mut applied = 0;
@@ -239,6 +245,7 @@ fn apply_commands(
 ) {
     for &i in order {
         let system = systems[i].get_mut();
+        let _span = crate::trace::apply_commands(system.name(), discard || panics.apply.is_some());
         if !discard && panics.apply.is_none() {
             let applied = catch_unwind(AssertUnwindSafe(|| {
                 system.apply_deferred(world, skipped, false);

@@ -287,6 +287,11 @@ pub mod prelude {
 #[cfg(doctest)]
 pub struct RelationshipsDoctests;
 
+/// The code of `docs/coming-from.md`, compiled and run as doctests.
+#[doc = include_str!("../../../docs/coming-from.md")]
+#[cfg(doctest)]
+pub struct ComingFromDoctests;
+
 /// The README's quickstart, compiled and run as a doctest.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

@@ -288,6 +288,7 @@ fn readme_keeps_the_two_commands_and_links() {
         "docs/queries.md",
         "docs/scheduling.md",
         "docs/relationships.md",
+        "docs/coming-from.md",
     ] {
         assert!(readme.contains(doc), "README does not link {doc}");
         read(doc);

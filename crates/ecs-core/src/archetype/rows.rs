@@ -84,18 +84,19 @@ impl Archetype {
         unsafe { addr.data.add(offset) }
     }
 
-    /// Pointers to the cells of `cols` in the row at `addr`, in order: a bundle's cells, without
-    /// a heap or `SmallVec` in the way for up to [`MAX_BUNDLE`] of them (more take the heap).
+    /// Pointers to the cells of `cols` (at most [`MAX_BUNDLE`]; wider bundles go through
+    /// [`Archetype::with_cells`]) in the row at `addr`, in order: a bundle's cells, without a
+    /// heap or `SmallVec` in the way.
     ///
     /// # Safety
     /// As [`Archetype::cell_at`], for every column in `cols`.
     #[inline(always)]
     pub(crate) unsafe fn cells(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
         debug_assert!(self.holds_addr(addr), "stale row address");
-        if cols.len() > MAX_BUNDLE {
-            // SAFETY: `cells`' contract, forwarded.
-            return unsafe { self.cells_on_heap(addr, cols) };
-        }
+        assert!(
+            cols.len() <= MAX_BUNDLE,
+            "a bundle of more than {MAX_BUNDLE} components needs `with_cells`"
+        );
         let mut ptrs = [NonNull::dangling(); MAX_BUNDLE];
         for (p, &c) in ptrs.iter_mut().zip(cols) {
             // SAFETY: `cells`' contract is `cell_at`'s for every column of `cols`, `c` among them.
@@ -104,7 +105,29 @@ impl Archetype {
         RowCells {
             ptrs,
             len: cols.len(),
-            heap: Vec::new(),
+        }
+    }
+
+    /// Calls `f` with the cells of `cols` in the row at `addr` (as [`Archetype::cells`]);
+    /// `wide` (a bundle's `COMPONENT_COUNT > MAX_BUNDLE`, a constant) takes a heap list
+    /// instead of the stack array, so the common case compiles to exactly `cells`.
+    ///
+    /// # Safety
+    /// As [`Archetype::cells`].
+    #[inline(always)]
+    pub(crate) unsafe fn with_cells<R>(
+        &self,
+        addr: RowAddr,
+        cols: &[u32],
+        wide: bool,
+        f: impl FnOnce(&[NonNull<u8>]) -> R,
+    ) -> R {
+        if wide {
+            // SAFETY: `with_cells`' contract is `cells_on_heap`'s.
+            f(&unsafe { self.cells_on_heap(addr, cols) })
+        } else {
+            // SAFETY: `with_cells`' contract is `cells`'.
+            f(&unsafe { self.cells(addr, cols) })
         }
     }
 
@@ -114,17 +137,11 @@ impl Archetype {
     /// As [`Archetype::cells`].
     #[cold]
     #[inline(never)]
-    unsafe fn cells_on_heap(&self, addr: RowAddr, cols: &[u32]) -> RowCells {
-        let heap = cols
-            .iter()
+    unsafe fn cells_on_heap(&self, addr: RowAddr, cols: &[u32]) -> Vec<NonNull<u8>> {
+        cols.iter()
             // SAFETY: `cells`' contract is `cell_at`'s for every column of `cols`.
             .map(|&c| unsafe { self.cell_at(addr, c as usize) })
-            .collect();
-        RowCells {
-            ptrs: [NonNull::dangling(); MAX_BUNDLE],
-            len: usize::MAX,
-            heap,
-        }
+            .collect()
     }
 
     /// Pointer to the value of column `col` at archetype row `row`.
@@ -290,13 +307,10 @@ impl Archetype {
     }
 }
 
-/// The cell pointers [`Archetype::cells`] returns; derefs to a slice: `ptrs[..len]`, or `heap`
-/// when `len` is `usize::MAX` (a bundle of more than [`MAX_BUNDLE`] components; `Vec::new`
-/// does not allocate, so the common case pays one compare).
+/// The cell pointers [`Archetype::cells`] returns; derefs to a slice.
 pub(crate) struct RowCells {
     pub(super) ptrs: [NonNull<u8>; MAX_BUNDLE],
     pub(super) len: usize,
-    pub(super) heap: Vec<NonNull<u8>>,
 }
 
 impl std::ops::Deref for RowCells {
@@ -304,11 +318,7 @@ impl std::ops::Deref for RowCells {
 
     #[inline(always)]
     fn deref(&self) -> &[NonNull<u8>] {
-        if self.len == usize::MAX {
-            &self.heap
-        } else {
-            &self.ptrs[..self.len]
-        }
+        &self.ptrs[..self.len]
     }
 }
 

@@ -56,10 +56,13 @@ impl Archetypes {
         let at = arch.push_row(entity, tick);
         // SAFETY: `at` was just pushed and `bundle_cols` are columns of `target` (`Archetypes`
         // invariant 4).
-        let cells = unsafe { arch.cells(at, &edge.bundle_cols) };
-        // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s column
-        // (the edge maps tuple positions to the target's columns, invariant 5).
-        unsafe { bundle.write_row(&cells, 0) };
+        unsafe {
+            arch.with_cells(at, &edge.bundle_cols, wide::<B>(), |cells| {
+                // SAFETY: `cells[i]` is the fresh, uninitialised cell of bundle element `i`'s
+                // column (the edge maps bundle positions to the target's columns, invariant 5).
+                bundle.write_row(cells, 0)
+            })
+        };
         arch.stamp_row(at, &edge.bundle_cols, true, tick);
         entity
     }
@@ -90,10 +93,13 @@ impl Archetypes {
         if edge.target == loc.archetype {
             let arch = &mut archetypes[loc.archetype.index()];
             // SAFETY: `from` is the entity's row; the columns belong to this archetype.
-            let cells = unsafe { arch.cells(from, &edge.bundle_cols) };
-            // SAFETY: every element is present (`target == source`), so each cell holds an
-            // initialised value of its type, and `overwrite` is all `true`.
-            let replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            let replaced = unsafe {
+                arch.with_cells(from, &edge.bundle_cols, wide::<B>(), |cells| {
+                    // SAFETY: every element is present (`target == source`), so each cell
+                    // holds an initialised value of its type, and `overwrite` is all `true`.
+                    bundle.replace(cells, &edge.overwrite)
+                })
+            };
             arch.stamp_row(from, &edge.bundle_cols, false, tick);
             return Ok(replaced);
         }
@@ -102,10 +108,13 @@ impl Archetypes {
             .expect("an edge never loops when it adds types");
         let finish = |_: &_, _: &_, dst: &mut super::Archetype, to: &RowAddr| {
             // SAFETY: `to` was just pushed; the columns belong to `dst`.
-            let cells = unsafe { dst.cells(*to, &edge.bundle_cols) };
-            // SAFETY: cells of types the source had were copied in by the move (initialised,
-            // and `overwrite` says so); the others are fresh and uninitialised.
-            let replaced = unsafe { bundle.replace(&cells, &edge.overwrite) };
+            let replaced = unsafe {
+                dst.with_cells(*to, &edge.bundle_cols, wide::<B>(), |cells| {
+                    // SAFETY: cells of types the source had were copied in by the move
+                    // (initialised, and `overwrite` says so); the others are fresh.
+                    bundle.replace(cells, &edge.overwrite)
+                })
+            };
             // Overwritten values were written; the others were also added.
             for (&c, &overwrite) in edge.bundle_cols.iter().zip(edge.overwrite.iter()) {
                 dst.stamp_row(*to, &[c], !overwrite, tick);
@@ -172,10 +181,13 @@ impl Archetypes {
             .expect("source and target differ");
         let finish = |src: &super::Archetype, from: &RowAddr, _: &mut _, _: &_| {
             // SAFETY: `from` is the entity's row; the columns belong to `src`.
-            let cells = unsafe { src.cells(*from, bundle_cols) };
-            // SAFETY: each cell holds an initialised value of the bundle element's type; the
-            // move treats the source row as moved-out right after.
-            unsafe { B::read(&cells) }
+            unsafe {
+                src.with_cells(*from, bundle_cols, wide::<B>(), |cells| {
+                    // SAFETY: each cell holds an initialised value of the bundle element's
+                    // type; the move treats the source row as moved-out right after.
+                    B::read(cells)
+                })
+            }
         };
         let (_, values) =
             // SAFETY: `from` is the entity's live row (checked by `locate`); a remove edge maps
@@ -237,4 +249,11 @@ impl Archetypes {
         }
         (target, first..arch.len())
     }
+}
+
+/// Whether `B` has more components than [`Archetype::cells`](super::Archetype) keeps on the
+/// stack (a derived bundle may): a constant, so each call site keeps one of the two paths.
+#[inline(always)]
+const fn wide<B: Bundle>() -> bool {
+    B::COMPONENT_COUNT > super::MAX_BUNDLE
 }

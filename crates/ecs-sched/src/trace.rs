@@ -4,8 +4,8 @@
 //! worker it ran on (`thread`, absent off the pool), so a subscriber such as `tracing-chrome`
 //! (Perfetto) or `tracing-tracy` shows a frame as a timeline, one lane per thread.
 //!
-//! Without the feature every function here returns `()` and is inlined away: the executor's
-//! code is the same as if it had no spans. With it, a span that no subscriber enables costs
+//! Without the feature every function here returns a zero-sized `NoSpan` and is inlined
+//! away: the executor's code is the same as if it had no spans. With it, a span that no subscriber enables costs
 //! one relaxed load of tracing's global interest cache.
 
 /// What keeps a span entered; dropping it exits the span.
@@ -13,7 +13,12 @@
 pub(crate) type Entered = tracing::span::EnteredSpan;
 /// Nothing: spans are compiled out.
 #[cfg(not(feature = "tracing"))]
-pub(crate) type Entered = ();
+pub(crate) type Entered = NoSpan;
+
+/// What stands for a span without the `tracing` feature: zero-sized, no drop glue.
+#[cfg(not(feature = "tracing"))]
+#[derive(Clone, Copy)]
+pub(crate) struct NoSpan;
 
 /// The span a system span is opened under: worker threads have no current span of their own,
 /// so the executor captures the schedule's on the thread that starts the segment.
@@ -21,7 +26,7 @@ pub(crate) type Entered = ();
 pub(crate) type Parent = tracing::Span;
 /// Nothing: spans are compiled out.
 #[cfg(not(feature = "tracing"))]
-pub(crate) type Parent = ();
+pub(crate) type Parent = NoSpan;
 
 /// The current span, as the parent of the spans opened on other threads.
 #[inline(always)]
@@ -29,6 +34,10 @@ pub(crate) fn current() -> Parent {
     #[cfg(feature = "tracing")]
     {
         tracing::Span::current()
+    }
+    #[cfg(not(feature = "tracing"))]
+    {
+        NoSpan
     }
 }
 
@@ -42,6 +51,7 @@ pub(crate) fn reenter(span: &Parent) -> Entered {
     #[cfg(not(feature = "tracing"))]
     {
         let _ = span;
+        NoSpan
     }
 }
 
@@ -56,6 +66,7 @@ pub(crate) fn system(parent: &Parent, name: &str) -> Entered {
     #[cfg(not(feature = "tracing"))]
     {
         let _ = (parent, name);
+        NoSpan
     }
 }
 
@@ -69,6 +80,7 @@ pub(crate) fn apply_commands(name: &str, discard: bool) -> Entered {
     #[cfg(not(feature = "tracing"))]
     {
         let _ = (name, discard);
+        NoSpan
     }
 }
 
@@ -82,5 +94,6 @@ pub(crate) fn schedule_run(systems: usize) -> Entered {
     #[cfg(not(feature = "tracing"))]
     {
         let _ = systems;
+        NoSpan
     }
 }

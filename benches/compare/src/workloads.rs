@@ -90,7 +90,7 @@ pub struct Workload {
 }
 
 /// Every workload, in table order.
-pub const WORKLOADS: [Workload; 13] = [
+pub const WORKLOADS: [Workload; 15] = [
     Workload {
         name: "simple_insert",
         about: "fresh world + batch-spawn 10,000 (Transform, Position, Rotation, Velocity)",
@@ -118,6 +118,14 @@ pub const WORKLOADS: [Workload; 13] = [
     Workload {
         name: "schedule",
         about: "systems ab, cd, ce swapping values over 4 x 10,000 entities",
+    },
+    Workload {
+        name: "systems_100",
+        about: "one schedule run of 100 trivial systems (no parameters): executor overhead",
+    },
+    Workload {
+        name: "systems_1000",
+        about: "one schedule run of 1,000 trivial systems (no parameters): executor overhead",
     },
     Workload {
         name: "add_remove",

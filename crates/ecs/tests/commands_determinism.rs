@@ -47,7 +47,11 @@ fn add_team_systems(schedule: &mut Schedule, team: u8) {
                         commands.spawn((
                             *p,
                             Vel(1 + team as i32, -1),
-                            Projectile { owner: e, team, ttl: 3 + team as u32 },
+                            Projectile {
+                                owner: e,
+                                team,
+                                ttl: 3 + team as u32,
+                            },
                         ));
                     }
                 });
@@ -137,7 +141,14 @@ fn world() -> World {
         let team = (i % TEAMS as i32) as u8;
         let e = world.spawn((Pos(i, -i), Hp(5 + i % 13), Team(team)));
         if i % 3 == 0 {
-            world.insert(e, (Gun { every: 2 + (i % 4) as u32 },)).unwrap();
+            world
+                .insert(
+                    e,
+                    (Gun {
+                        every: 2 + (i % 4) as u32,
+                    },),
+                )
+                .unwrap();
         }
     }
     world
@@ -200,9 +211,15 @@ fn twenty_command_systems_give_identical_worlds_on_1_2_and_4_threads() {
     assert!(skipped > 0, "some hits landed on units already dead");
     for threads in [2, 4] {
         let (other, other_skipped) = run(threads);
-        assert_eq!(other_skipped, skipped, "skipped commands on {threads} threads");
+        assert_eq!(
+            other_skipped, skipped,
+            "skipped commands on {threads} threads"
+        );
         assert_eq!(other.len(), one.len(), "entity count on {threads} threads");
-        assert!(other == one, "worlds differ between 1 and {threads} threads");
+        assert!(
+            other == one,
+            "worlds differ between 1 and {threads} threads"
+        );
     }
 }
 

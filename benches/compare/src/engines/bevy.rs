@@ -53,6 +53,8 @@ pub fn prepare(workload: &str) -> Option<Run> {
             schedule.add_systems((ab, cd, ce));
             repeat(move || schedule.run(&mut world))
         }
+        "systems_100" => trivial_systems(100),
+        "systems_1000" => trivial_systems(1000),
         "add_remove" => {
             let mut world = World::new();
             let entities: Vec<Entity> =
@@ -160,4 +162,17 @@ fn add_remove(mut world: World, entities: Vec<Entity>) -> Run {
             world.entity_mut(e).remove::<B>();
         }
     })
+}
+
+/// `n` parameterless systems on bevy's multi-threaded executor (bevy#7208's measurement).
+fn trivial_systems(n: usize) -> Run {
+    let mut world = World::new();
+    let mut schedule = Schedule::default();
+    schedule.set_executor(MultiThreadedExecutor::new());
+    for i in 0..n {
+        schedule.add_systems(move || {
+            std::hint::black_box(i);
+        });
+    }
+    repeat(move || schedule.run(&mut world))
 }

@@ -64,6 +64,8 @@ pub fn prepare(workload: &str) -> Option<Run> {
             let mut resources = Resources::default();
             repeat(move || schedule.execute(&mut world, &mut resources))
         }
+        "systems_100" => trivial_systems(100),
+        "systems_1000" => trivial_systems(1000),
         "add_remove" => {
             let mut world = World::default();
             let entities = world.extend((0..SUITE_N).map(|_| (A(0.0),))).to_vec();
@@ -149,4 +151,20 @@ fn add_remove(mut world: World, entities: Vec<Entity>) -> Run {
             world.entry(e).expect("alive").remove_component::<B>();
         }
     })
+}
+
+/// `n` systems with no queries or resources in one legion schedule.
+fn trivial_systems(n: usize) -> Run {
+    let mut world = World::default();
+    let mut builder = Schedule::builder();
+    for i in 0..n {
+        builder.add_system(
+            SystemBuilder::new(format!("trivial_{i}")).build(move |_, _, _, _| {
+                std::hint::black_box(i);
+            }),
+        );
+    }
+    let mut schedule = builder.build();
+    let mut resources = Resources::default();
+    repeat(move || schedule.execute(&mut world, &mut resources))
 }

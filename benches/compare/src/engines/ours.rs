@@ -48,6 +48,8 @@ pub fn prepare(workload: &str) -> Option<Run> {
             schedule.add_system(ce);
             repeat(move || schedule.run(&mut world).expect("the schedule builds"))
         }
+        "systems_100" => trivial_systems(100),
+        "systems_1000" => trivial_systems(1000),
         "add_remove" => {
             let mut world = World::new();
             let entities: Vec<Entity> =
@@ -175,4 +177,19 @@ fn add_remove(mut world: World, entities: Vec<Entity>) -> Run {
             black_box(world.remove::<(B,)>(e).expect("has B"));
         }
     })
+}
+
+/// A schedule of `n` systems with no parameters (so none conflicts), run as one frame per
+/// iteration: what the executor costs per system (bevy#7208).
+fn trivial_systems(n: usize) -> Run {
+    let mut world = World::new();
+    let mut schedule = Schedule::new();
+    for i in 0..n {
+        schedule
+            .add_system(move || {
+                black_box(i);
+            })
+            .named(format!("trivial_{i}"));
+    }
+    repeat(move || schedule.run(&mut world).expect("the schedule builds"))
 }

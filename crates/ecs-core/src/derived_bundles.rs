@@ -19,27 +19,23 @@
 //! a type is ignored), so a type refused once is refused for the rest of the process.
 
 use std::any::TypeId;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::collections::BTreeMap;
 use std::sync::{PoisonError, RwLock};
 
-use crate::component::TypeIdHasher;
+/// Kept apart from the registry's `TypeIdMap` (its hasher lives in `component`, which asks
+/// this module, so sharing it would make the two files import each other).
+type Known = BTreeMap<TypeId, &'static str>;
 
-type Known = HashMap<TypeId, &'static str, BuildHasherDefault<TypeIdHasher>>;
-
-/// The announced types and their names; `None` until the first announcement (a `HashMap` has
-/// no `const` constructor with a custom hasher).
-static KNOWN: RwLock<Option<Known>> = RwLock::new(None);
+/// The announced types and their names (a `BTreeMap` has a `const` constructor; lookups happen
+/// once per type a registry first sees, so a tree's log-time search costs nothing that matters).
+static KNOWN: RwLock<Known> = RwLock::new(BTreeMap::new());
 
 /// Records `type_id` (named `name`) as a derived bundle. Called by the code
 /// `#[derive(Bundle)]` generates, before `main`; not meant to be called by hand.
 #[doc(hidden)]
 pub fn announce(type_id: TypeId, name: &'static str) {
     let mut known = KNOWN.write().unwrap_or_else(PoisonError::into_inner);
-    known
-        .get_or_insert_with(Known::default)
-        .entry(type_id)
-        .or_insert(name);
+    known.entry(type_id).or_insert(name);
 }
 
 /// The name of the derived bundle type `type_id`, if it is one.
@@ -51,7 +47,7 @@ pub fn announce(type_id: TypeId, name: &'static str) {
 /// ```
 pub fn derived_bundle_name(type_id: TypeId) -> Option<&'static str> {
     let known = KNOWN.read().unwrap_or_else(PoisonError::into_inner);
-    known.as_ref()?.get(&type_id).copied()
+    known.get(&type_id).copied()
 }
 
 /// What the derive's compile-time probe yields for a field that is a component.

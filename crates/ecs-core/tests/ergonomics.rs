@@ -1,7 +1,7 @@
 //! The small conveniences of issue #16: tuple refusal, `Entity::PLACEHOLDER`, `remove_one`,
 //! `take`, `world.entity(e)` and typed column slices.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use ecs_test_support::panic_message;
 
 use ecs_core::World;
 
@@ -11,15 +11,6 @@ struct Position(f32);
 struct Velocity(f32);
 #[derive(Debug, PartialEq)]
 struct Predator;
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
 
 #[test]
 fn nested_tuple_in_a_bundle_is_refused_naming_the_tuple() {

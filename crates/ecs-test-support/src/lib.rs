@@ -20,7 +20,8 @@
 //! - [`pool`]: [`in_pool`], where `par_for_each` finds a thread pool that Miri accepts;
 //! - [`run`]: [`run_case`], which runs a sequence of operations with checks after each step
 //!   and balances the drop ledger at the end;
-//! - [`worlds`]: worlds whose archetypes size and lay out their chunks differently.
+//! - [`worlds`]: worlds whose archetypes size and lay out their chunks differently;
+//! - [`panics`]: [`panic_message`], a closure's panic message.
 //!
 //! This crate is `publish = false` and only ever a dev-dependency: nothing in it is part of
 //! the engine's API, and it may change with the tests.
@@ -29,6 +30,7 @@ pub mod bundle;
 pub mod kinds;
 pub mod ledger;
 pub mod model;
+pub mod panics;
 pub mod pool;
 pub mod run;
 pub mod shapes;
@@ -42,5 +44,6 @@ pub use kinds::{
 };
 pub use ledger::{ledger, Ledger};
 pub use model::{nth_alive, Model, Pick, Row, Summary};
+pub use panics::panic_message;
 pub use pool::in_pool;
 pub use run::{run_case, Steps};

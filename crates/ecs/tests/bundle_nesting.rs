@@ -2,11 +2,11 @@
 //! fields than any tuple impl, and the guarantee that a bundle is never stored as one
 //! component by accident (inside a tuple, or as an unmarked field).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ecs::prelude::*;
+use ecs_test_support::panic_message;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Position(f32, f32);
@@ -285,15 +285,6 @@ fn a_bundle_takes_more_fields_than_any_tuple() {
         Health(5),
     ));
     assert_eq!(world.get::<Health>(t), Ok(&Health(5)));
-}
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 /// Never used as a bundle before the misuse: the refusal does not depend on a first use.

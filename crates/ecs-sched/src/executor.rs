@@ -343,8 +343,9 @@ pub(crate) fn run_segment(
     };
     let roots: Vec<usize> = RunCounters::roots(&segment.dep_counts).collect();
     match parallel {
-        // The current thread takes the first root; the rest go to the current pool (the
-        // schedule's own pool when the run is installed in it, else rayon's global pool).
+        // The current thread takes the first batch of roots; the other batches go to the
+        // current pool (the schedule's own pool when the run is installed in it, else rayon's
+        // global pool).
         true if segment.systems.len() > 1 => {
             let batches = root_batches(&roots, segment, timings);
             rayon::in_place_scope(|scope| {

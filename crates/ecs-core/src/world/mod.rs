@@ -413,6 +413,37 @@ impl World {
         self.entities.reserve()
     }
 
+    /// Opens `lanes` id lanes, for systems about to run side by side: the `k`-th id reserved
+    /// with [`World::reserve_entity_in_lane`]`(l)` is position `k·lanes + l` of the free list
+    /// (from the slot a spawn would take first), then of the indices past the table. So it
+    /// depends on the world's state, the lane and `k`, never on thread timing. Flushes pending
+    /// reservations first; the next flush (any structural change) closes the lanes, and free
+    /// slots no lane reached stay free. The schedule opens a lane per `Commands` parameter
+    /// before each parallel segment.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.open_id_lanes(2);
+    /// let late = world.reserve_entity_in_lane(1); // reserved first, still lane 1's first id
+    /// let early = world.reserve_entity_in_lane(0);
+    /// assert!(early.index() < late.index());
+    /// world.flush();
+    /// assert!(world.contains(early) && world.contains(late));
+    /// ```
+    pub fn open_id_lanes(&mut self, lanes: u32) {
+        self.flush();
+        self.entities.open_lanes(lanes);
+    }
+
+    /// Reserves an entity id in lane `lane` of [`World::open_id_lanes`] (or, with no such
+    /// lane open, as [`World::reserve_entity`] does). It becomes a live, empty entity at the
+    /// next structural change.
+    #[inline]
+    pub fn reserve_entity_in_lane(&self, lane: u32) -> Entity {
+        self.entities.reserve_in_lane(lane)
+    }
+
     /// Turns every reserved id into a live, empty entity.
     ///
     /// ```

@@ -8,7 +8,11 @@
 //! Ids can also be *reserved* through a shared reference (for command buffers in parallel
 //! systems): [`Entities::reserve`] claims a free slot, or a fresh index past the table, with one
 //! atomic decrement. Reserved ids turn into live, empty entities at the next [`Entities::flush`],
-//! which the world runs before every structural change.
+//! which the world runs before every structural change. Systems running side by side reserve
+//! in *lanes* instead ([`Entities::open_lanes`], `lanes.rs`), so their ids do not depend on
+//! which thread comes first.
+
+mod lanes;
 
 use std::fmt;
 use std::num::NonZeroU32;
@@ -223,6 +227,8 @@ impl Slot {
 ///    `u32::MAX` is retired exactly when it is not on the free list.
 /// 4. Reservations: `free[max(cursor, 0)..]` were handed out from the free list and `-cursor`
 ///    (if negative) fresh indices past `slots.len()` were handed out. `flush` makes them live.
+///    While lanes are open, nothing is reserved through the cursor: `lanes.rs`'s
+///    invariants say which free-list entries and indices past the table are handed out.
 ///
 /// ```
 /// # use ecs_core::{ArchetypeId, Entities, Location};
@@ -236,6 +242,8 @@ pub struct Entities {
     free: Vec<u32>,
     free_cursor: AtomicI64,
     live: u32,
+    /// Open reservation lanes (`lanes.rs`, whose invariants hold while this is `Some`).
+    lanes: Option<lanes::Lanes>,
 }
 
 const FIRST_GENERATION: NonZeroU32 = NonZeroU32::MIN;
@@ -247,6 +255,7 @@ impl Default for Entities {
             free: Vec::new(),
             free_cursor: AtomicI64::new(0),
             live: 0,
+            lanes: None,
         }
     }
 }
@@ -315,6 +324,9 @@ impl Entities {
     /// assert!(entities.locate(e.index()).is_some());
     /// ```
     pub fn reserve(&self) -> Entity {
+        if let Some(entity) = self.reserve_from_last_lane() {
+            return entity;
+        }
         let n = self.free_cursor.fetch_sub(1, Ordering::Relaxed);
         if n > 0 {
             let index = self.free[n as usize - 1];
@@ -340,7 +352,7 @@ impl Entities {
     /// ```
     #[inline]
     pub fn needs_flush(&self) -> bool {
-        self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
+        self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64 || self.lanes_open()
     }
 
     /// Number of reserved ids the next [`Entities::flush`] makes live.
@@ -353,7 +365,8 @@ impl Entities {
     /// assert_eq!(entities.pending(), 2);
     /// ```
     pub fn pending(&self) -> usize {
-        (self.free.len() as i64 - self.free_cursor.load(Ordering::Relaxed)) as usize
+        let cursor = self.free_cursor.load(Ordering::Relaxed);
+        (self.free.len() as i64 - cursor) as usize + self.pending_in_lanes()
     }
 
     /// Makes every reserved id live, calling `place` for each to give it a location (and to
@@ -379,6 +392,8 @@ impl Entities {
             self.live += 1;
         }
         self.free.truncate(first_unreserved);
+        // With lanes open nothing was reserved through the cursor (lanes.rs, invariant 1).
+        self.close_lanes(&mut place);
         if cursor < 0 {
             let fresh = (-cursor) as usize;
             self.slots.reserve(fresh);
@@ -581,6 +596,7 @@ impl Entities {
                 word: u32::MAX,
             };
         }
+        self.discard_lanes();
         self.free.clear();
         self.free.extend_from_slice(free);
         self.free_cursor

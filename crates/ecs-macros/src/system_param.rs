@@ -132,6 +132,11 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
 
+            fn plan_lanes(__ecs_state: &mut Self::State, __ecs_plan: &mut #sched::LanePlan) {
+                let (#(#states,)*) = __ecs_state;
+                #(<#params as #sched::SystemParam>::plan_lanes(#states, __ecs_plan);)*
+            }
+
             fn apply(
                 __ecs_state: &mut Self::State,
                 __ecs_world: &mut #core::World,

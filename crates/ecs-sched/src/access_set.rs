@@ -34,7 +34,9 @@ pub enum Conflict {
     Component(&'static str),
     /// Both touch this resource and at least one writes it.
     Resource(&'static str),
-    /// Both may reserve entity ids (`Commands`, `&World`), which must happen in a fixed order.
+    /// Both read the whole world (`&World`), so both may reserve entity ids through the
+    /// world's one cursor, which must happen in a fixed order. (`Commands` reserve in lanes of
+    /// their own and add no ordering.)
     Commands,
     /// One reads the whole world (`&World`) while the other writes something.
     World,
@@ -46,7 +48,7 @@ impl fmt::Display for Conflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Component(name) | Self::Resource(name) => f.write_str(name),
-            Self::Commands => f.write_str("Commands (entity reservation order)"),
+            Self::Commands => f.write_str("&World (entity reservation order)"),
             Self::World => f.write_str("&World"),
             Self::Exclusive => f.write_str("&mut World"),
         }
@@ -342,11 +344,11 @@ impl SystemAccess {
     /// Marks the system as recording commands.
     ///
     /// ```
-    /// # use ecs_sched::{Conflict, SystemAccess};
+    /// # use ecs_sched::SystemAccess;
     /// let (mut a, mut b) = (SystemAccess::default(), SystemAccess::default());
     /// a.add_commands();
     /// b.add_commands();
-    /// assert_eq!(a.conflict(&b), Some(Conflict::Commands));
+    /// assert_eq!(a.conflict(&b), None); // each spawns in an id lane of its own
     /// ```
     pub fn add_commands(&mut self) {
         self.commands = true;
@@ -398,10 +400,21 @@ impl SystemAccess {
         self.exclusive
     }
 
-    /// Whether the system may reserve entity ids (`Commands`, or `&World::reserve_entity`):
-    /// two such systems are ordered so that ids do not depend on thread timing.
-    fn reserves_entities(&self) -> bool {
-        self.commands || self.reads_world
+    /// Whether the system may reserve entity ids through the world's cursor
+    /// (`World::reserve_entity` on a `&World`): two such systems are ordered so that ids do not
+    /// depend on thread timing. `Commands` reserve in id lanes (`id_lanes.rs`) instead.
+    fn reserves_through_cursor(&self) -> bool {
+        self.reads_world
+    }
+
+    /// Whether the system records commands (it takes an id lane before a parallel segment).
+    pub(crate) fn records_commands(&self) -> bool {
+        self.commands
+    }
+
+    /// Whether the system reads the whole world (its segment opens a lane for the cursor).
+    pub(crate) fn reads_whole_world(&self) -> bool {
+        self.reads_world
     }
 
     fn writes_anything(&self) -> bool {
@@ -427,7 +440,7 @@ impl SystemAccess {
         {
             return Some(Conflict::World);
         }
-        if self.reserves_entities() && other.reserves_entities() {
+        if self.reserves_through_cursor() && other.reserves_through_cursor() {
             return Some(Conflict::Commands);
         }
         self.data_conflict(other)

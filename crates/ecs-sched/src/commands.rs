@@ -1,10 +1,12 @@
 //! Deferred structural changes: [`Commands`] records them while systems run in parallel over a
 //! shared world; the schedule applies them later, in system order, with `&mut World`.
 //!
-//! `spawn` reserves the entity id at once (an atomic on the world), so the caller can store it
-//! or use it in later commands. Systems that take `Commands` are ordered against each other (see
-//! [`Conflict::Commands`](crate::Conflict::Commands)), which keeps reservations, and therefore
-//! entity ids, independent of thread timing.
+//! `spawn` reserves the entity id at once, so the caller can store it or use it in later
+//! commands. Systems that take `Commands` run side by side like any others: before a parallel
+//! segment the schedule opens one id lane per `Commands` parameter, in plan order
+//! ([`World::open_id_lanes`], `id_lanes.rs`), and a queue reserves in its own lane, so the ids
+//! a system gets depend on what it spawned, never on which thread came first. A queue used
+//! outside a schedule (one-shot systems, observers) reserves through the world's cursor.
 //!
 //! Panics: a recorded command owns user values (bundles, closures) whose code may panic, when
 //! the command runs or when it is dropped unapplied. A queue never drops a command while
@@ -19,6 +21,7 @@ use std::collections::VecDeque;
 use ecs_core::{drop_each, resume_unless_unwinding, Bundle, Component, Entity, World};
 
 use crate::error::CommandError;
+use crate::id_lanes::LanePlan;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
 
@@ -42,6 +45,8 @@ type Failure = (&'static str, Entity, String);
 #[derive(Default)]
 pub struct CommandQueue {
     commands: VecDeque<Command>,
+    /// The id lane this run's spawns reserve in, if the schedule opened one.
+    lane: Option<u32>,
 }
 
 impl CommandQueue {
@@ -67,6 +72,7 @@ impl CommandQueue {
     /// assert_eq!((world.len(), errors.len(), queue.len()), (0, 1, 0));
     /// ```
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
+        self.lane = None;
         while let Some(command) = self.commands.pop_front() {
             if let Err((command, entity, reason)) = command(world) {
                 errors.push(CommandError {
@@ -97,6 +103,7 @@ impl CommandQueue {
     /// assert!(queue.is_empty());
     /// ```
     pub fn clear(&mut self) {
+        self.lane = None;
         resume_unless_unwinding(drop_each(self.commands.drain(..)));
     }
 
@@ -130,6 +137,19 @@ impl CommandQueue {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.commands.is_empty()
+    }
+
+    /// Takes a lane of `plan` for the coming run.
+    pub(crate) fn plan_lane(&mut self, plan: &mut LanePlan) {
+        self.lane = Some(plan.lane());
+    }
+
+    /// Reserves the id of an entity a command will spawn: in the queue's lane if it has one.
+    pub(crate) fn reserve(&self, world: &World) -> Entity {
+        match self.lane {
+            Some(lane) => world.reserve_entity_in_lane(lane),
+            None => world.reserve_entity(),
+        }
     }
 
     fn push(&mut self, f: impl FnOnce(&mut World) -> Result<(), Failure> + Send + Sync + 'static) {
@@ -244,7 +264,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// assert_eq!(world.len(), 1);
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
-        let entity = self.world.reserve_entity();
+        let entity = self.queue.reserve(self.world);
         self.queue.insert("spawn", entity, bundle);
         entity
     }

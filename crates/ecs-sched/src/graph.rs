@@ -62,6 +62,11 @@ pub(crate) struct Segment {
     pub dep_counts: Vec<usize>,
     /// Per position: the positions that wait for it.
     pub dependents: Vec<Vec<usize>>,
+    /// The systems that record commands, in total order: each takes an id lane before the
+    /// segment runs (`id_lanes.rs`).
+    pub lane_systems: Vec<usize>,
+    /// Whether a system reads the whole world (the segment opens a lane for the cursor).
+    pub world_lane: bool,
 }
 
 /// The plan of a schedule.
@@ -216,9 +221,16 @@ pub(crate) fn build(nodes: &[NodeInfo<'_>], sets: &[SetInfo<'_>]) -> Result<Plan
         }
     }
     edges.sort_by_key(|&(a, b, _)| (position[a], position[b]));
-    let segments = segments(&order, &position, &edges, |i| {
+    let mut segments = segments(&order, &position, &edges, |i| {
         nodes[i].access.is_exclusive()
     });
+    for seg in segments.iter_mut().filter(|seg| !seg.exclusive) {
+        let access = |i: usize| nodes[i].access;
+        seg.lane_systems = (seg.systems.iter().copied())
+            .filter(|&i| access(i).records_commands())
+            .collect();
+        seg.world_lane = seg.systems.iter().any(|&i| access(i).reads_whole_world());
+    }
     Ok(Plan {
         order,
         edges,
@@ -328,6 +340,8 @@ fn segments(
                 exclusive: ex,
                 dep_counts: Vec::new(),
                 dependents: Vec::new(),
+                lane_systems: Vec::new(),
+                world_lane: false,
             }),
         }
     }

@@ -26,6 +26,7 @@ mod events;
 mod executor;
 mod fixed;
 mod graph;
+mod id_lanes;
 #[expect(
     unsafe_code,
     reason = "implements the unsafe SystemParam trait for Trigger, through Res"
@@ -81,6 +82,7 @@ pub mod __private {
     pub use crate::executor::{drive_chain, RunCounters};
 }
 pub use fixed::{FixedSteps, FixedTime, FixedTimestep};
+pub use id_lanes::LanePlan;
 pub use observer::{
     EntityEvent, IntoObserver, ObserveExt, OnAdd, OnInsert, OnRemove, OnReplace, Trigger,
     TriggerState,

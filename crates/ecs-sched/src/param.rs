@@ -12,6 +12,7 @@ use ecs_core::{Components, World};
 use crate::access_set::{Conflict, SystemAccess};
 use crate::commands::{CommandQueue, Commands};
 use crate::error::CommandError;
+use crate::id_lanes::LanePlan;
 
 /// A value a system can take as a parameter.
 ///
@@ -127,6 +128,22 @@ pub unsafe trait SystemParam: Sized {
     unsafe fn validate(_state: &mut Self::State, _world: &World) -> bool {
         true
     }
+
+    /// Takes the id lanes this parameter reserves entities in during the coming run (see
+    /// [`LanePlan`]); called by the schedule with `&mut World`, in plan order, before a
+    /// parallel segment. `Commands` takes one lane; containers forward to their members. The
+    /// default takes none.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Commands, LanePlan, Res, SystemParam};
+    /// let mut world = World::new();
+    /// let mut state = <(Commands, Res<u32>, Commands)>::init_state(&mut world);
+    /// let mut plan = LanePlan::default();
+    /// <(Commands, Res<u32>, Commands)>::plan_lanes(&mut state, &mut plan);
+    /// assert_eq!(plan.lanes(), 2);
+    /// ```
+    fn plan_lanes(_state: &mut Self::State, _plan: &mut LanePlan) {}
 
     /// Applies (or with `discard`, drops) deferred work, such as recorded commands.
     ///
@@ -410,8 +427,8 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
     }
 }
 
-// SAFETY: only reserves entity ids (atomics) while running; structural changes wait for `apply`
-// with `&mut World`. Declared so that command-recording systems keep a fixed order.
+// SAFETY: only reserves entity ids (atomics, in its own lane) while running; structural changes
+// wait for `apply` with `&mut World`.
 unsafe impl SystemParam for Commands<'_, '_> {
     type State = CommandQueue;
     type Item<'w, 's> = Commands<'w, 's>;
@@ -431,6 +448,10 @@ unsafe impl SystemParam for Commands<'_, '_> {
         _: &str,
     ) -> Commands<'w, 's> {
         Commands::new(world, state)
+    }
+
+    fn plan_lanes(state: &mut CommandQueue, plan: &mut LanePlan) {
+        state.plan_lane(plan);
     }
 
     fn apply(
@@ -497,6 +518,12 @@ macro_rules! param_tuple {
                 let ($($P,)*) = state;
                 // SAFETY: as in `get`: the caller's promise for the tuple covers each element.
                 true $(&& unsafe { $P::validate($P, world) })*
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn plan_lanes(state: &mut Self::State, plan: &mut LanePlan) {
+                let ($($P,)*) = state;
+                $($P::plan_lanes($P, plan);)*
             }
 
             #[allow(unused_variables, reason = "the empty tuple")]

@@ -104,6 +104,10 @@ macro_rules! param_set {
                 ParamSet { state, world, system: system.to_owned() }
             }
 
+            fn plan_lanes(state: &mut Self::State, plan: &mut crate::id_lanes::LanePlan) {
+                $($P::plan_lanes(&mut state.$i, plan);)*
+            }
+
             fn apply(
                 state: &mut Self::State,
                 world: &mut World,

@@ -8,6 +8,7 @@ use ecs_core::{Components, World};
 
 use crate::access_set::{Conflict, SystemAccess};
 use crate::error::{CommandError, ScheduleError};
+use crate::id_lanes::LanePlan;
 use crate::param::{ParamItem, SystemParam};
 use crate::per_world::PerWorld;
 
@@ -187,6 +188,13 @@ pub unsafe trait System: Send + Sync + 'static {
     unsafe fn validate(&mut self, world: &World) -> bool {
         let _ = world;
         true
+    }
+
+    /// Takes the id lanes the system's parameters reserve entities in during its coming run on
+    /// `world` ([`SystemParam::plan_lanes`]). The schedule calls it, in plan order, before a
+    /// parallel segment; the default takes none.
+    fn plan_lanes(&mut self, world: &World, plan: &mut LanePlan) {
+        let _ = (world, plan);
     }
 
     /// Applies (or with `discard`, drops) recorded commands.
@@ -498,6 +506,12 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
             // declared access.
             Some(state) => unsafe { F::Param::validate(state, world) },
             None => true, // `run_shared` reports the missing initialisation
+        }
+    }
+
+    fn plan_lanes(&mut self, world: &World, plan: &mut LanePlan) {
+        if let Some(state) = self.states.get_mut(world.id()) {
+            F::Param::plan_lanes(state, plan);
         }
     }
 

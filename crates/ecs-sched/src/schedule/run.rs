@@ -12,7 +12,8 @@ use ecs_query::Parallelism;
 use crate::access_set::EventUpdate;
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
-use crate::graph::Plan;
+use crate::graph::{Plan, Segment};
+use crate::id_lanes::LanePlan;
 use crate::panics::{drop_payload, keep_first, panic_message, Payload};
 use crate::sync::Mutex;
 
@@ -190,6 +191,7 @@ impl Run<'_> {
                 }
                 panic = run_exclusive(world, &mut systems[index], &timings[index]);
             } else {
+                open_id_lanes(world, systems, segment);
                 let parallel = parallel && worth_parallel(segment, timings, inline_below);
                 // `run_segment` catches each system's panic; this catches anything else, so
                 // commands are still dropped and the world flushed below.
@@ -262,4 +264,19 @@ fn apply_commands(
             panics.cleanup.push(payload);
         }
     }
+}
+
+/// Opens the lanes for `segment`'s `Commands` systems (and its `&World` systems' cursor).
+fn open_id_lanes(world: &mut World, systems: &mut [SystemCell], segment: &Segment) {
+    if segment.lane_systems.is_empty() {
+        return;
+    }
+    let mut plan = LanePlan::default();
+    for &i in &segment.lane_systems {
+        systems[i].get_mut().plan_lanes(world, &mut plan);
+    }
+    if segment.world_lane {
+        plan.lane();
+    }
+    world.open_id_lanes(plan.lanes());
 }

@@ -414,7 +414,8 @@ fn every_truncation_and_every_flipped_byte_is_an_error_not_a_panic() {
             "length {len}: {err:?}"
         );
     }
-    let step = if cfg!(miri) { 7 } else { 1 };
+    // Under Miri every 23rd byte (header, tables and column bytes all still hit).
+    let step = if cfg!(miri) { 23 } else { 1 };
     for i in (0..bytes.len()).step_by(step) {
         for bit in [0, 3, 7] {
             let mut bad = bytes.clone();

@@ -387,8 +387,8 @@ fn invariants_hold_after_many_random_moves() {
         rng
     };
     let mut model: Vec<(Entity, u8)> = (0..40).map(|_| (world.spawn(()), 0)).collect();
-    // Miri interprets every check: 60 moves keep it to seconds and still cross chunks.
-    let moves = if cfg!(miri) { 60 } else { 1500 };
+    // Miri interprets every check: 30 moves keep it to seconds and still cross chunks.
+    let moves = if cfg!(miri) { 30 } else { 1500 };
     for _ in 0..moves {
         let k = next() as usize % model.len();
         let (e, has) = model[k];

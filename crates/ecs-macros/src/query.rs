@@ -289,6 +289,28 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
 
             #[inline(always)]
+            unsafe fn fetch_in(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                tick: #core::Tick,
+                world: &#core::World,
+            ) -> Self::Fetch {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::fetch_in(cached, chunk, tick, world) }
+            }
+
+            #[inline(always)]
+            unsafe fn fetch_ignoring_enabled_in(
+                cached: &Self::ArchetypeFetch,
+                chunk: &#core::Chunk,
+                tick: #core::Tick,
+                world: &#core::World,
+            ) -> Self::Fetch {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::fetch_ignoring_enabled_in(cached, chunk, tick, world) }
+            }
+
+            #[inline(always)]
             unsafe fn item<#lt>(fetch: &mut Self::Fetch, row: usize) -> Self::Item<#lt> {
                 // SAFETY: the caller's contract, forwarded to the tuple.
                 let (#(#locals,)*) = unsafe { #wq::item(fetch, row) };

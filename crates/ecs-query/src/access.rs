@@ -12,6 +12,10 @@ use ecs_core::{ComponentId, Components, Signature};
 /// 1. `reads` and `writes` are disjoint: an id written is recorded in `writes` only.
 /// 2. `borrowed` ⊆ `reads`: the reads that hand out `&T` (a filter's read, such as
 ///    `Changed<T>` looking at `T`'s change ticks, hands out nothing and cannot alias a write).
+/// 3. `reads_all`: an [`EntityRef`](ecs_core::EntityRef) element reads every component of its
+///    rows. `add_read_all` refuses an access that writes, and `add_write` one that reads all,
+///    so one query never has both (each write would alias); a system's union built with
+///    [`Access::extend`] may.
 ///
 /// ```
 /// # use ecs_core::Components;
@@ -28,6 +32,7 @@ pub struct Access {
     reads: Signature,
     writes: Signature,
     borrowed: Signature,
+    reads_all: bool,
 }
 
 impl Access {
@@ -113,7 +118,7 @@ impl Access {
         id: ComponentId,
         components: &Components,
     ) -> Result<(), AccessConflict> {
-        if self.writes.contains(id) || self.borrowed.contains(id) {
+        if self.writes.contains(id) || self.borrowed.contains(id) || self.reads_all {
             return Err(AccessConflict {
                 component: components.info(id).name(),
             });
@@ -136,6 +141,44 @@ impl Access {
     /// ```
     pub fn reads(&self) -> &Signature {
         &self.reads
+    }
+
+    /// Records a shared read of every component (an [`EntityRef`](ecs_core::EntityRef)
+    /// element): it conflicts with any write.
+    ///
+    /// # Errors
+    /// If the access already writes a component (named in the error).
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let (mut all, mut w) = (Access::new(), Access::new());
+    /// all.add_read_all(&components).unwrap();
+    /// assert!(all.reads_all() && all.add_write(id, &components).is_err());
+    /// w.add_write(id, &components).unwrap();
+    /// assert!(!all.is_compatible(&w));
+    /// assert_eq!(all.conflicts(&w).iter().collect::<Vec<_>>(), [id]);
+    /// ```
+    pub fn add_read_all(&mut self, components: &Components) -> Result<(), AccessConflict> {
+        if let Some(id) = self.writes.iter().next() {
+            return Err(AccessConflict {
+                component: components.info(id).name(),
+            });
+        }
+        self.reads_all = true;
+        Ok(())
+    }
+
+    /// Whether every component is read ([`Access::add_read_all`]).
+    ///
+    /// ```
+    /// # use ecs_query::Access;
+    /// assert!(!Access::new().reads_all());
+    /// ```
+    pub fn reads_all(&self) -> bool {
+        self.reads_all
     }
 
     /// Components written.
@@ -171,6 +214,9 @@ impl Access {
         self.writes.is_disjoint(&other.reads)
             && self.writes.is_disjoint(&other.writes)
             && other.writes.is_disjoint(&self.reads)
+            // Reading everything meets any write.
+            && (!self.reads_all || other.writes.is_empty())
+            && (!other.reads_all || self.writes.is_empty())
     }
 
     /// The components on which `self` and `other` conflict (one writes, the other touches).
@@ -190,9 +236,18 @@ impl Access {
     pub fn conflicts(&self, other: &Self) -> Signature {
         let mine = self.reads.union(&self.writes);
         let theirs = other.reads.union(&other.writes);
-        self.writes
+        let mut out = self
+            .writes
             .intersection(&theirs)
-            .union(&other.writes.intersection(&mine))
+            .union(&other.writes.intersection(&mine));
+        // Reading everything conflicts with each of the other side's writes.
+        if self.reads_all {
+            out = out.union(&other.writes);
+        }
+        if other.reads_all {
+            out = out.union(&self.writes);
+        }
+        out
     }
 
     /// Adds everything `other` touches; `other`'s writes win over reads.
@@ -212,6 +267,7 @@ impl Access {
         self.writes = self.writes.union(&other.writes);
         self.reads = self.reads.union(&other.reads);
         self.borrowed = self.borrowed.union(&other.borrowed);
+        self.reads_all |= other.reads_all;
         for id in self.writes.iter() {
             self.reads.remove(id);
             self.borrowed.remove(id);

@@ -62,7 +62,7 @@ impl<'w, Q: WorldQuery> ChunkView<'w, Q> {
         // out every row, so every row is marked (a bulk stamp).
         let fetch = unsafe {
             Q::mark_rows(cached, chunk, 0..chunk.len(), tick);
-            Q::fetch(cached, chunk, tick)
+            Q::fetch_in(cached, chunk, tick, world)
         };
         Self {
             world,

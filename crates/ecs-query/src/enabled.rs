@@ -38,7 +38,7 @@ use std::ptr::NonNull;
 
 use ecs_core::{
     Archetype, ChangeWindow, Chunk, Component, ComponentId, Components, EnableMask, RowTicks,
-    Signature, Tick,
+    Signature, Tick, World,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -383,6 +383,28 @@ unsafe impl<Q: WorldQuery> WorldQuery for IgnoreEnabled<Q> {
     ) -> Q::Fetch {
         // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
         unsafe { Q::fetch_ignoring_enabled(cached, chunk, tick) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_in(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Q::Fetch {
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
+        unsafe { Q::fetch_ignoring_enabled_in(cached, chunk, tick, world) }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled_in(
+        cached: &Q::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Q::Fetch {
+        // SAFETY: `Q`'s contract, for the same arguments (`IgnoreEnabled` forwards, see above).
+        unsafe { Q::fetch_ignoring_enabled_in(cached, chunk, tick, world) }
     }
 
     #[inline(always)]

@@ -10,7 +10,7 @@
 //! the compiler turns into the same loop as over plain slices.
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick, World,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -447,6 +447,43 @@ pub unsafe trait WorldQuery {
     ) -> Self::Fetch {
         // SAFETY: this method's contract is `fetch`'s, word for word (see its doc).
         unsafe { Self::fetch(cached, chunk, tick) }
+    }
+
+    /// [`WorldQuery::fetch`] given the world that owns `chunk`, for elements whose items read
+    /// through the world ([`EntityRef`](ecs_core::EntityRef)). The engine's query runs call
+    /// this (and [`WorldQuery::fetch_ignoring_enabled_in`]) rather than `fetch`; elements that
+    /// wrap others forward it. The default is `fetch`.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::fetch`]; and `chunk` is one of `world`'s, and `world` outlives every
+    /// item of the fetch.
+    #[inline(always)]
+    unsafe fn fetch_in(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Self::Fetch {
+        let _ = world;
+        // SAFETY: this method's contract includes `fetch`'s (see its doc).
+        unsafe { Self::fetch(cached, chunk, tick) }
+    }
+
+    /// [`WorldQuery::fetch_ignoring_enabled`] given the world that owns `chunk` (see
+    /// [`WorldQuery::fetch_in`]). The default is `fetch_ignoring_enabled`.
+    ///
+    /// # Safety
+    /// As [`WorldQuery::fetch_in`].
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled_in(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Self::Fetch {
+        let _ = world;
+        // SAFETY: this method's contract includes `fetch_ignoring_enabled`'s (see its doc).
+        unsafe { Self::fetch_ignoring_enabled(cached, chunk, tick) }
     }
 
     /// The item of row `row`.

@@ -51,6 +51,7 @@ impl<Q: WorldQuery, F: QueryFilter> std::ops::Deref for StateRef<'_, Q, F> {
 /// assert_eq!(iter.max(), Some(&4));
 /// ```
 pub struct QueryIter<'w, 's, Q: WorldQuery, F: QueryFilter = (), D: WorldQuery = Q> {
+    world: &'w World,
     archetypes: &'w [Archetype],
     state: StateRef<'s, Q, F>,
     next_archetype: usize,
@@ -124,6 +125,7 @@ where
             })
             .sum();
         Self {
+            world,
             archetypes,
             state,
             next_archetype: 0,
@@ -194,7 +196,8 @@ where
                 state.prefetch_next(k, arch, i);
                 // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
                 // which owns `chunk`; access and `tick` are the creator's contract.
-                self.fetch = Some(unsafe { D::fetch(state.cached(k), chunk, self.tick) });
+                self.fetch =
+                    Some(unsafe { D::fetch_in(state.cached(k), chunk, self.tick, self.world) });
                 self.chunk = Some(chunk);
                 self.mark_each = D::keeps_row_ticks(state.cached(k), chunk);
                 if rows == ChunkRows::All {

@@ -63,6 +63,11 @@ mod element;
     reason = "implements WorldQuery for enable-bit elements and toggles bits through chunks"
 )]
 mod enabled;
+#[expect(
+    unsafe_code,
+    reason = "implements WorldQuery for EntityRef through the run's world"
+)]
+mod entity_view;
 mod error;
 #[expect(unsafe_code, reason = "declares the unsafe WorldQuery trait")]
 mod fetch;
@@ -105,6 +110,7 @@ pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW};
 pub use chunk_view::ChunkView;
 pub use element::{RefRO, RefRW};
 pub use enabled::{Disabled, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled};
+pub use entity_view::{EntityRefFetch, EntityRefs};
 pub use error::QueryError;
 pub use fetch::{ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
 pub use filter::{Or, QueryFilter, With, Without};

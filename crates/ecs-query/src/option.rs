@@ -3,7 +3,7 @@
 
 use std::ptr::NonNull;
 
-use ecs_core::{Archetype, Chunk, Components, Signature, Tick};
+use ecs_core::{Archetype, Chunk, Components, Signature, Tick, World};
 
 use crate::access::{Access, AccessConflict};
 use crate::fetch::{ExactQuery, ReadOnlyQuery, WorldQuery};
@@ -19,6 +19,19 @@ pub enum OptionFetch<Q: WorldQuery> {
     /// `Q` keeps some rows (an enableable `T` is off in some): each item asks
     /// [`WorldQuery::row_enabled`], with the chunk the fetch was made for.
     Mixed(Q::Fetch, Q::ArchetypeFetch, NonNull<Chunk>),
+}
+
+impl<Q: WorldQuery> OptionFetch<Q> {
+    /// The fetch of a chunk whose archetype has `Q` (fetched as `fetch`), by how many of its
+    /// rows `Q` keeps.
+    #[inline(always)]
+    fn of_chunk(fetch: Q::Fetch, cached: &Q::ArchetypeFetch, chunk: &Chunk) -> Self {
+        match Q::enabled_rows(cached, chunk) {
+            Rows::All => OptionFetch::All(fetch),
+            Rows::None => OptionFetch::Absent,
+            Rows::Some => OptionFetch::Mixed(fetch, *cached, NonNull::from(chunk)),
+        }
+    }
 }
 
 impl<Q: WorldQuery> Clone for OptionFetch<Q> {
@@ -91,11 +104,23 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
         // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
         // above).
         let fetch = unsafe { Q::fetch(c, chunk, tick) };
-        match Q::enabled_rows(c, chunk) {
-            Rows::All => OptionFetch::All(fetch),
-            Rows::None => OptionFetch::Absent,
-            Rows::Some => OptionFetch::Mixed(fetch, *c, NonNull::from(chunk)),
-        }
+        OptionFetch::of_chunk(fetch, c, chunk)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_in(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Self::Fetch {
+        let Some(c) = cached else {
+            return OptionFetch::Absent;
+        };
+        // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note
+        // above).
+        let fetch = unsafe { Q::fetch_in(c, chunk, tick, world) };
+        OptionFetch::of_chunk(fetch, c, chunk)
     }
 
     #[inline(always)]
@@ -110,6 +135,20 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
             Some(c) => OptionFetch::All(unsafe { Q::fetch_ignoring_enabled(c, chunk, tick) }),
             None => OptionFetch::Absent,
         }
+    }
+
+    #[inline(always)]
+    unsafe fn fetch_ignoring_enabled_in(
+        cached: &Self::ArchetypeFetch,
+        chunk: &Chunk,
+        tick: Tick,
+        world: &World,
+    ) -> Self::Fetch {
+        let Some(c) = cached else {
+            return OptionFetch::Absent;
+        };
+        // SAFETY: `Q`'s contract for its own cached fetch / fetch (the forwarding note above).
+        OptionFetch::All(unsafe { Q::fetch_ignoring_enabled_in(c, chunk, tick, world) })
     }
 
     #[inline(always)]

@@ -150,6 +150,8 @@ impl Parallelism {
 /// A row range of one chunk for one parallel task; `cached` is the query's `ArchetypeFetch`
 /// for the chunk's archetype.
 struct Task<'w, A> {
+    /// The world that owns the chunk (elements that read through it: `EntityRef`).
+    world: &'w World,
     /// The chunk's archetype's position among the state's matched archetypes.
     k: usize,
     cached: &'w A,
@@ -218,6 +220,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                         .then(|| Box::<[u64]>::from(&mask.words()[start / 64..end.div_ceil(64)]));
                     if words.as_ref().is_none_or(|w| w.iter().any(|&w| w != 0)) {
                         tasks.push(Task {
+                            world,
                             k,
                             cached,
                             arch,
@@ -500,7 +503,7 @@ unsafe fn run_rows<'w, D: WorldQuery>(
     // SAFETY: `task.cached` was found in the archetype owning `task.chunk` and the caller holds
     // `D`'s access to the task's rows (`run_rows`' contract); the column tick `fetch` stamps is
     // an atomic store, so two tasks of one chunk stamping it is idempotent.
-    let mut fetch = unsafe { D::fetch(task.cached, task.chunk, ticks.tick()) };
+    let mut fetch = unsafe { D::fetch_in(task.cached, task.chunk, ticks.tick(), task.world) };
     let Some(words) = &task.mask else {
         // SAFETY: the task's rows are this task's only (a bulk stamp when they are the whole
         // chunk, which then is one task); the chunk tick store is idempotent across tasks.

@@ -1,7 +1,7 @@
 //! Tuples of query elements: each method forwards to the elements, access is their union.
 
 use ecs_core::{
-    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick,
+    Archetype, ChangeWindow, Chunk, ComponentId, Components, RowTicks, Signature, Tick, World,
 };
 
 use crate::access::{Access, AccessConflict};
@@ -141,6 +141,22 @@ macro_rules! tuple_query {
                 // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
                 // on `tuple_query!`).
                 unsafe { ($($Q::fetch(&cached.$i, chunk, tick),)*) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn fetch_in(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick, world: &World) -> Self::Fetch {
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
+                unsafe { ($($Q::fetch_in(&cached.$i, chunk, tick, world),)*) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, clippy::unused_unit, reason = "the empty tuple")]
+            unsafe fn fetch_ignoring_enabled_in(cached: &Self::ArchetypeFetch, chunk: &Chunk, tick: Tick, world: &World) -> Self::Fetch {
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
+                unsafe { ($($Q::fetch_ignoring_enabled_in(&cached.$i, chunk, tick, world),)*) }
             }
 
             #[inline(always)]

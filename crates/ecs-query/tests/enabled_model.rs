@@ -424,7 +424,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(miri) { 4 } else { 128 })
+        .unwrap_or(if cfg!(miri) { 2 } else { 128 })
 }
 
 proptest! {

@@ -511,6 +511,9 @@ impl SystemAccess {
         if self.reads_world {
             out.push("&World");
         }
+        if self.queries.iter().any(|q| q.access.reads_all()) {
+            out.push("every component (EntityRef)");
+        }
         out.sort_unstable();
         out.dedup();
         out

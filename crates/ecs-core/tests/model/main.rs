@@ -419,7 +419,7 @@ fn run_case(world: WorldKind, ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(strategy::config(256, 4))]
+    #![proptest_config(strategy::config(256, 2))]
 
     #[test]
     fn world_matches_model((world, ops) in case()) {

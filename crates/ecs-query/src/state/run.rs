@@ -255,12 +255,14 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                     // One chunk, nothing to prefetch: the common case of small archetypes.
                     // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
                     // its rows are handed out once each; forwarded contract.
-                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
+                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut f) };
                 } else {
                     // SAFETY: `cached` was found in `arch` (invariant 2), which owns each chunk
                     // `for_each_plain` walks, handing every row out once; exclusivity is the
                     // caller's contract.
-                    unsafe { self.for_each_plain::<D>(k, cached, arch, tick, marks, &mut f) };
+                    unsafe {
+                        self.for_each_plain::<D>(world, k, cached, arch, tick, marks, &mut f)
+                    };
                 }
                 continue;
             }
@@ -278,7 +280,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                         // caller's contract.
                         unsafe {
                             self.run_chunk_streamed::<D>(
-                                k, cached, chunk, next, tick, marks, &mut f,
+                                world, k, cached, chunk, next, tick, marks, &mut f,
                             )
                         };
                         continue;
@@ -288,13 +290,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 if rows == ChunkRows::All {
                     // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
                     // `run_chunk` hands its rows out once each; exclusivity is the caller's.
-                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut f) };
+                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut f) };
                     continue;
                 }
                 // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; only
                 // the rows the mask passes are handed out, once each, below; exclusivity is the
                 // caller's contract.
-                let mut fetch = unsafe { D::fetch(cached, chunk, tick) };
+                let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
                 let mut at = 0;
                 while let Some((start, end)) = mask.next_run(at) {
                     if marks {
@@ -332,8 +334,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// `cached` is the `k`-th matched archetype's fetch and `arch` that archetype; as
     /// [`QueryState::run_for_each`] for the access `D` declares.
     #[inline(never)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the loop's state, passed down once per archetype"
+    )]
     unsafe fn for_each_plain<'w, D>(
         &self,
+        world: &'w World,
         k: usize,
         cached: &D::ArchetypeFetch,
         arch: &'w Archetype,
@@ -350,13 +357,13 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 // SAFETY: `cached` covers every chunk of `arch`, each handed out once here;
                 // forwarded caller contract.
                 Some(next) if streams => unsafe {
-                    self.run_chunk_streamed::<D>(k, cached, chunk, next, tick, marks, f)
+                    self.run_chunk_streamed::<D>(world, k, cached, chunk, next, tick, marks, f)
                 },
                 _ => {
                     self.prefetch_next(k, arch, i);
                     // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
                     // `run_chunk` hands its rows out once each; exclusivity is the caller's.
-                    unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, f) };
+                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, f) };
                 }
             }
         }
@@ -389,6 +396,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     )]
     unsafe fn run_chunk_streamed<'w, D>(
         &self,
+        world: &'w World,
         k: usize,
         cached: &D::ArchetypeFetch,
         chunk: &'w Chunk,
@@ -415,7 +423,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         };
         // SAFETY: this fn's contract is `run_chunk`'s (the same `cached`, `chunk`, access and
         // tick); `each` hands every item to `f` unchanged, only prefetching on the side.
-        unsafe { Self::run_chunk::<D>(cached, chunk, tick, marks, &mut each) }
+        unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut each) }
     }
 
     /// Hands out every row of `chunk`, marked as written where the archetype keeps row ticks.
@@ -425,6 +433,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// declares to the chunk's rows, which are handed out once each.
     #[inline(always)]
     unsafe fn run_chunk<'w, D>(
+        world: &'w World,
         cached: &D::ArchetypeFetch,
         chunk: &'w Chunk,
         tick: Tick,
@@ -438,7 +447,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         // `mark_rows`, and `for_each_row` hands each of those rows out once (`WorldQuery`
         // contract).
         unsafe {
-            let mut fetch = D::fetch(cached, chunk, tick);
+            let mut fetch = D::fetch_in(cached, chunk, tick, world);
             if marks {
                 D::mark_rows(cached, chunk, 0..chunk.len(), tick);
             }
@@ -568,7 +577,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         // `row < chunk.len()` (entity table invariant); exclusivity is the caller's contract.
         unsafe {
             D::mark_rows(self.cached(k), chunk, row..row + 1, ticks.tick);
-            let mut fetch = D::fetch(self.cached(k), chunk, ticks.tick);
+            let mut fetch = D::fetch_in(self.cached(k), chunk, ticks.tick, world);
             Ok(D::item(&mut fetch, row))
         }
     }

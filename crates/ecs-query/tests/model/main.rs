@@ -382,7 +382,7 @@ fn check_ops(chunk_size: usize, ops: &[Op], sweep: u64, modes: &[Path]) {
 }
 
 proptest! {
-    #![proptest_config(strategy::config(256, 3))]
+    #![proptest_config(strategy::config(256, 2))]
 
     /// Every query shape, through `iter`, `for_each`, `for_each_chunk` and `get`, visits exactly
     /// the entities and values the model predicts, and its writes land where the model says.

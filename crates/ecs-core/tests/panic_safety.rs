@@ -113,10 +113,11 @@ fn assert_usable(world: &mut World, log: &Arc<Log>) {
 }
 
 /// A world with tiny chunks (many boundaries) and one with bigger ones. Under Miri the bigger
-/// one is 2 KiB rather than 16 KiB: cases fill a chunk or two, and Miri is slow per row.
+/// one is 1 KiB rather than 16 KiB: cases fill a chunk or two, and Miri is slow per row and
+/// slower still per caught panic.
 fn worlds() -> [World; 2] {
     let big = if cfg!(miri) {
-        World::with_test_chunk_size(2048)
+        World::with_test_chunk_size(1024)
     } else {
         World::new()
     };

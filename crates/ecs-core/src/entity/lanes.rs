@@ -19,9 +19,10 @@
 //! [`Entities::reserve`] (the cursor) reserves from the last lane while lanes are open.
 //!
 //! # Invariants (while lanes are open)
-//! 1. `free` and `free_cursor` are as they were when the lanes opened (`free_len` entries,
-//!    nothing reserved through the cursor): `alloc` and `free` require no pending
-//!    reservations, open lanes are pending, and the cursor reserves through a lane.
+//! 1. `free` is as it was when the lanes opened (`free_len` entries) and `free_cursor` is
+//!    `free_len + 1`, a value no reservation leaves it at: so `needs_flush` is true (open
+//!    lanes are pending) with its one comparison, and nothing is reserved through the cursor
+//!    (it reserves through the last lane). `alloc` and `free` require no pending reservations.
 //! 2. `base == slots.len()` as when the lanes opened: no slot is pushed until they close.
 //! 3. `used[l]` counts lane `l`'s reservations: positions `k·n + l` for `k < used[l]`.
 
@@ -112,6 +113,9 @@ impl Entities {
         if count == 0 {
             return;
         }
+        // Invariant 1: the cursor says "pending" until the flush closes the lanes.
+        self.free_cursor
+            .store(self.free.len() as i64 + 1, Ordering::Relaxed);
         self.lanes = Some(Lanes {
             base: self.slots.len() as u32,
             free_len: self.free.len(),

@@ -352,7 +352,9 @@ impl Entities {
     /// ```
     #[inline]
     pub fn needs_flush(&self) -> bool {
-        self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64 || self.lanes_open()
+        // Open lanes keep the cursor one past the free list (lanes.rs, invariant 1), so this one
+        // comparison, on every structural change, covers them too.
+        self.free_cursor.load(Ordering::Relaxed) != self.free.len() as i64
     }
 
     /// Number of reserved ids the next [`Entities::flush`] makes live.
@@ -365,8 +367,10 @@ impl Entities {
     /// assert_eq!(entities.pending(), 2);
     /// ```
     pub fn pending(&self) -> usize {
-        let cursor = self.free_cursor.load(Ordering::Relaxed);
-        (self.free.len() as i64 - cursor) as usize + self.pending_in_lanes()
+        if self.lanes_open() {
+            return self.pending_in_lanes();
+        }
+        (self.free.len() as i64 - self.free_cursor.load(Ordering::Relaxed)) as usize
     }
 
     /// Makes every reserved id live, calling `place` for each to give it a location (and to

@@ -210,14 +210,8 @@ impl Entities {
 
 #[cfg(test)]
 mod tests {
-    use crate::{ArchetypeId, Entities, Entity, Location};
-
-    fn somewhere() -> Location {
-        Location {
-            archetype: ArchetypeId::EMPTY,
-            row: 0,
-        }
-    }
+    use super::super::tests::somewhere;
+    use crate::{Entities, Entity};
 
     fn flush(entities: &mut Entities) -> Vec<Entity> {
         let mut placed = Vec::new();

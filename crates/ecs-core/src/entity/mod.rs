@@ -691,7 +691,8 @@ impl Entities {
 mod tests {
     use super::*;
 
-    fn somewhere() -> Location {
+    /// A location for entities whose rows the test does not look at (also `lanes.rs`'s tests).
+    pub(super) fn somewhere() -> Location {
         Location {
             archetype: ArchetypeId::EMPTY,
             row: 0,

@@ -584,12 +584,12 @@ impl World {
                 let src = &data.entities[first..first + count];
                 // Compared as bytes: `[Entity] == [Entity]` goes id by id, a `memcmp` is
                 // several times faster (a million-row restore spent 30% of its time there).
-                // SAFETY: rows `0..held` of the entity column still hold initialised ids
-                // (`fill_empty`'s contract), and `&&` reads `count` of them only when
-                // `count <= held`; `Entity` is `repr(C)` of two `u32`s, 8 bytes without
-                // padding, so every byte of an id is initialised. The slices are dropped
-                // before anything writes the column.
                 let kept = held >= count
+                    // SAFETY: rows `0..held` of the entity column still hold initialised ids
+                    // (`fill_empty`'s contract), and `&&` reads `count` of them only when
+                    // `count <= held`; `Entity` is `repr(C)` of two `u32`s, 8 bytes without
+                    // padding, so every byte of an id is initialised. The slices are dropped
+                    // before anything writes the column.
                     && unsafe {
                         let len = count * size_of::<Entity>();
                         let old = std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), len);

@@ -195,9 +195,10 @@ where
                 let i = arch.chunks().len() - self.chunks.len() - 1;
                 state.prefetch_next(k, arch, i);
                 // SAFETY: the state's `cached(k)` was found in `arch` (its invariant 2),
-                // which owns `chunk`; access and `tick` are the creator's contract.
-                self.fetch =
-                    Some(unsafe { D::fetch_in(state.cached(k), chunk, self.tick, self.world) });
+                // which owns `chunk`, one of `self.world`'s; access and `tick` are the
+                // creator's contract.
+                let fetch = unsafe { D::fetch_in(state.cached(k), chunk, self.tick, self.world) };
+                self.fetch = Some(fetch);
                 self.chunk = Some(chunk);
                 self.mark_each = D::keeps_row_ticks(state.cached(k), chunk);
                 if rows == ChunkRows::All {

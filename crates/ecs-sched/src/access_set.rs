@@ -400,13 +400,6 @@ impl SystemAccess {
         self.exclusive
     }
 
-    /// Whether the system may reserve entity ids through the world's cursor
-    /// (`World::reserve_entity` on a `&World`): two such systems are ordered so that ids do not
-    /// depend on thread timing. `Commands` reserve in id lanes (`id_lanes.rs`) instead.
-    fn reserves_through_cursor(&self) -> bool {
-        self.reads_world
-    }
-
     /// Whether the system records commands (it takes an id lane before a parallel segment).
     pub(crate) fn records_commands(&self) -> bool {
         self.commands
@@ -440,7 +433,9 @@ impl SystemAccess {
         {
             return Some(Conflict::World);
         }
-        if self.reserves_through_cursor() && other.reserves_through_cursor() {
+        // Two `&World` systems may both reserve ids through the world's one cursor: ordered so
+        // that ids do not depend on thread timing. (`Commands` reserve in id lanes instead.)
+        if self.reads_world && other.reads_world {
             return Some(Conflict::Commands);
         }
         self.data_conflict(other)

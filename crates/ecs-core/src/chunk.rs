@@ -427,6 +427,23 @@ impl Chunk {
         }
     }
 
+    /// Restores the ticks of column `col` from a snapshot: the chunk column's tick, and the
+    /// row ticks it keeps (rows `0..len`), no later than `tick`.
+    pub(crate) fn load_ticks(
+        &mut self,
+        col: usize,
+        tick: u64,
+        changed: impl Fn(usize) -> u32,
+        added: impl Fn(usize) -> u32,
+        now: u64,
+    ) {
+        self.mark_changed(col, tick);
+        let len = self.len;
+        if let Some(m) = self.marks.get_mut(col) {
+            m.load(len, changed, added, now);
+        }
+    }
+
     /// Row `row`'s (change, add) ticks in column `col`, `now` where not kept.
     #[inline]
     pub(crate) fn row_ticks(&self, col: usize, row: usize, now: u64) -> (u32, u32) {

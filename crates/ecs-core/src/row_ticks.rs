@@ -366,6 +366,30 @@ impl ColumnTicks {
         }
     }
 
+    /// Sets rows `0..rows` to the ticks `changed` and `added` give (a snapshot restore), no
+    /// bulk stamp; every tick is no later than `now`.
+    pub(crate) fn load(
+        &mut self,
+        rows: usize,
+        changed: impl Fn(usize) -> u32,
+        added: impl Fn(usize) -> u32,
+        now: u64,
+    ) {
+        *self.bulk.get_mut() = 0;
+        for (r, t) in self.changed.iter_mut().take(rows).enumerate() {
+            *t.get_mut() = changed(r);
+        }
+        if !self.added.is_empty() {
+            let mut newest = 0;
+            for (r, t) in self.added.iter_mut().take(rows).enumerate() {
+                let tick = added(r);
+                *t.get_mut() = tick;
+                newest = newest.max(widen(tick, now));
+            }
+            self.added_max = newest;
+        }
+    }
+
     /// Moves every row tick older than 2^31 ticks before `now` up to exactly 2^31 ticks before
     /// it. Answers do not change (a window narrower than 2^31 ticks excludes both; a wider
     /// one passes every row), and ages stay below 2^32, so they never wrap while this runs at

@@ -17,7 +17,9 @@
 //! │     ├── components [index into `components`]
 //! │     ├── entities   [Entity; rows]          (rows in storage order)
 //! │     ├── columns    Pod: [u8; rows × size]  |  Clone: Vec<T> behind a trait object
-//! │     └── disabled   per column, the rows whose (enableable) component is switched off
+//! │     ├── disabled   per column, the rows whose (enableable) component is switched off
+//! │     └── ticks      per chunk its structural tick, per column its chunk ticks and (for
+//! │                    types that keep them) per row the change and add ticks
 //! └── resources    [name, size, align, value or "absent"]
 //! ```
 //!
@@ -36,9 +38,13 @@
 //! the snapshot's entity ids at the same rows (the usual rollback: same entities, new values)
 //! keeps them: one `memcmp` of its ids replaces writing them and their entity-table slots,
 //! which already point there. Only the column bytes are copied. The change tick never goes
-//! back (world invariant 3): it becomes the larger of the world's and the snapshot's, and
-//! every restored column is stamped changed at it, so `Changed<T>` filters see restored rows as
-//! changed.
+//! back (world invariant 3): it becomes the larger of the world's and the snapshot's, and the
+//! rows' change ticks come back moved by the same amount (the `ticks` module), so every row
+//! keeps its age: a reader whose own tick moved with them (a simulation snapshot's systems)
+//! sees the `Changed<T>` / `Added<T>` rows of the original run; a reader built after the
+//! restore has never run and sees every row; a reader that ran before the restore and was not
+//! rolled back sees only rows younger than its last run. [`World::restore_marking_changed`]
+//! stamps every restored row changed instead.
 //!
 //! Safety rests on one rule: bytes are written into a column only if the world registered the
 //! column's type with `register_pod::<T: bytemuck::Pod>`, which proves any bytes are a valid
@@ -66,9 +72,14 @@ mod format;
 #[deny(unsafe_code)]
 mod hash;
 pub(crate) mod registry;
+#[deny(unsafe_code)]
+pub(crate) mod state_types;
+#[deny(unsafe_code)]
+pub(crate) mod ticks;
 
 use buf::PodBuf;
 use registry::{ClonedColumn, ColumnKind, ResourceValue};
+use ticks::{KeepRows, SavedTicks};
 
 /// A saved world; docs/architecture.md ("Snapshots, rollback and the state hash") says what it
 /// holds.
@@ -135,6 +146,8 @@ pub(crate) struct ArchetypeData {
     entities: Vec<Entity>,
     columns: Vec<Column>,
     disabled: Vec<Vec<u32>>,
+    /// The rows' change ticks, per column (`ticks` module).
+    ticks: SavedTicks,
 }
 
 pub(crate) enum Column {
@@ -387,6 +400,7 @@ impl World {
                 rows.clear();
             }
             data.columns.truncate(kept.len());
+            data.ticks.shape(kept.len());
             for (i, &c) in kept.iter().enumerate() {
                 let kind = self
                     .snapshots
@@ -420,9 +434,25 @@ impl World {
         }
 
         // Copy the rows.
+        let now = self.change_tick();
         for (arch, kept, target) in &plan {
             let data = &mut snap.archetypes[*target];
             let first_row = data.entities.len();
+            let keep: Vec<KeepRows> = arch
+                .component_ids()
+                .enumerate()
+                .filter(|(c, _)| kept.contains(c))
+                .map(|(_, id)| {
+                    let marks = components.row_ticks(id);
+                    KeepRows {
+                        changed: marks.changed(),
+                        added: marks.added(),
+                    }
+                })
+                .collect();
+            for chunk in arch.chunks() {
+                data.ticks.save_chunk(chunk, kept, &keep, now);
+            }
             data.entities.reserve(arch.len());
             for chunk in arch.chunks() {
                 // In pieces of at most 2 KiB: `data.entities` is a `Vec` (16 bytes past a
@@ -515,6 +545,36 @@ impl World {
     /// assert_eq!(b.get::<u64>(e), Ok(&7));
     /// ```
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        self.restore_with(snap, true)
+    }
+
+    /// [`World::restore`], but every restored row reads as changed (and added) at the
+    /// restore, whatever the snapshot's ticks say: for readers that are not rolled back with
+    /// the world (a renderer's `Changed<T>` cache) and must see every value the restore
+    /// replaced.
+    ///
+    /// # Errors
+    /// As [`World::restore`].
+    ///
+    /// ```
+    /// # use ecs_core::{ChangeWindow, World};
+    /// let mut world = World::new();
+    /// world.register_pod::<u32>();
+    /// let e = world.spawn((1u32,));
+    /// let snap = world.snapshot().unwrap();
+    /// world.advance_tick();
+    /// let since = world.change_tick();
+    /// world.restore_marking_changed(&snap).unwrap();
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert!(arch.chunks()[0].changed_since(0, ChangeWindow::new(world.change_tick(), since)));
+    /// ```
+    pub fn restore_marking_changed(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        self.restore_with(snap, false)
+    }
+
+    /// [`World::restore`]; `keep_ticks`: write the snapshot's change ticks back (shifted, see
+    /// the `ticks` module) instead of stamping every row changed at the restore.
+    fn restore_with(&mut self, snap: &Snapshot, keep_ticks: bool) -> Result<(), SnapshotError> {
         self.flush();
         let plan = self.plan_restore(snap)?;
 
@@ -638,6 +698,9 @@ impl World {
             // `chunks` are the ones `take_chunks` took from this very archetype; `fill`
             // initialises every row it is handed and, copying only, cannot unwind.
             unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
+            if keep_ticks && data.ticks.saved {
+                arch.restore_ticks(&target.from, &data.ticks, tick - snap.change_tick, tick);
+            }
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {
                     disable_rows(arch, c, &data.disabled[from]);

@@ -489,6 +489,8 @@ impl<'a> Reader<'a> {
                 entities,
                 columns,
                 disabled,
+                // The byte format carries no change ticks: restoring marks rows changed.
+                ticks: Default::default(),
             });
         }
         if let Some(missing) = state.iter().position(|&s| s == 0) {

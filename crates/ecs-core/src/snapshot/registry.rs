@@ -207,6 +207,8 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
 pub(crate) struct SnapshotRegistry {
     kinds: Vec<Option<ColumnKind>>,
     resources: Vec<ResourceHooks>,
+    /// Clone functions for state values (simulation snapshots).
+    pub(crate) states: super::state_types::StateTypes,
 }
 
 impl SnapshotRegistry {

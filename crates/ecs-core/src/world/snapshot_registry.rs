@@ -28,6 +28,7 @@ impl World {
     pub fn register_pod<T: Pod + Component>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
         self.snapshots.set(id, ColumnKind::Pod);
+        self.snapshots.states.add::<T>();
         self.add_cloner::<T>();
         id
     }
@@ -49,6 +50,7 @@ impl World {
     pub fn register_clone<T: Clone + Component>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
         self.snapshots.set(id, ColumnKind::Clone(new_values::<T>));
+        self.snapshots.states.add::<T>();
         self.add_cloner::<T>();
         id
     }
@@ -81,6 +83,7 @@ impl World {
     /// ```
     pub fn register_pod_resource<R: Pod + Send + Sync>(&mut self) {
         self.snapshots.add_resource(pod_hooks::<R>());
+        self.snapshots.states.add::<R>();
     }
 
     /// Opts resource `R` into snapshots by cloning: snapshots hold a clone of it (or its
@@ -98,5 +101,21 @@ impl World {
     /// ```
     pub fn register_snapshot_resource<R: Clone + Send + Sync + 'static>(&mut self) {
         self.snapshots.add_resource(clone_hooks::<R>());
+        self.snapshots.states.add::<R>();
+    }
+
+    /// Whether resource `R` was opted into snapshots ([`World::register_pod_resource`] or
+    /// [`World::register_snapshot_resource`]).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// assert!(!world.is_snapshot_resource::<u64>());
+    /// world.register_pod_resource::<u64>();
+    /// assert!(world.is_snapshot_resource::<u64>());
+    /// ```
+    pub fn is_snapshot_resource<R: 'static>(&self) -> bool {
+        let id = std::any::TypeId::of::<R>();
+        self.snapshots.resources().iter().any(|h| h.type_id == id)
     }
 }

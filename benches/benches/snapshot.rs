@@ -84,6 +84,27 @@ fn snapshot_1m(c: &mut Criterion) {
             spent
         });
     });
+    // The same world with its schedule's state (the movement query's tick) in one value.
+    let mut sim = SimSnapshot::default();
+    sim.capture_into(&world, &[&frame], None).unwrap();
+    group.bench_function("sim_capture_into", |b| {
+        b.iter(|| {
+            sim.capture_into(&world, &[&frame], None).unwrap();
+            black_box(&sim);
+        });
+    });
+    group.bench_function("sim_restore_after_frame", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                frame.run(&mut world).unwrap();
+                let start = Instant::now();
+                sim.restore(&mut world, &mut [&mut frame], None).unwrap();
+                spent += start.elapsed();
+            }
+            spent
+        });
+    });
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("state_hash", |b| {
         b.iter(|| black_box(world.state_hash()));
@@ -132,6 +153,25 @@ fn rollback_1k(c: &mut Criterion) {
             for f in from..=frame {
                 world
                     .snapshot_into(&mut ring[f % (BACK + 1)], Unregistered::Fail)
+                    .unwrap();
+                schedule.run(&mut world).unwrap();
+            }
+            frame += 1;
+        });
+    });
+    let mut sims: Vec<SimSnapshot> = (0..=BACK)
+        .map(|_| SimSnapshot::capture(&world, &[&schedule], None).unwrap())
+        .collect();
+    group.bench_function("frame_with_sim_rollback_8", |b| {
+        b.iter(|| {
+            // As above, with the schedule's state rewound too.
+            let from = frame - BACK;
+            sims[from % (BACK + 1)]
+                .restore(&mut world, &mut [&mut schedule], None)
+                .unwrap();
+            for f in from..=frame {
+                sims[f % (BACK + 1)]
+                    .capture_into(&world, &[&schedule], None)
                     .unwrap();
                 schedule.run(&mut world).unwrap();
             }

@@ -137,6 +137,20 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
                 #(<#params as #sched::SystemParam>::plan_lanes(#states, __ecs_plan);)*
             }
 
+            fn save_state(
+                __ecs_state: &Self::State,
+                __ecs_out: &mut #sched::StateWriter<'_>,
+            ) -> ::core::result::Result<(), #sched::StateError> {
+                let (#(#states,)*) = __ecs_state;
+                #(<#params as #sched::SystemParam>::save_state(#states, __ecs_out)?;)*
+                ::core::result::Result::Ok(())
+            }
+
+            fn load_state(__ecs_state: &mut Self::State, __ecs_input: &mut #sched::StateReader<'_>) {
+                let (#(#states,)*) = __ecs_state;
+                #(<#params as #sched::SystemParam>::load_state(#states, __ecs_input);)*
+            }
+
             fn apply(
                 __ecs_state: &mut Self::State,
                 __ecs_world: &mut #core::World,

@@ -21,7 +21,11 @@ use crate::access_set::{Conflict, SystemAccess};
 use crate::error::ScheduleError;
 use crate::param::{Local, Res, SystemParam};
 use crate::per_world::PerWorld;
-use crate::system::{declare_params, default_name, init_params_for, SystemParamFunction};
+use crate::saved_state::{StateError, StateReader, StateWriter};
+use crate::system::{
+    declare_params, default_name, init_params_for, load_param_state, save_param_state,
+    SystemParamFunction,
+};
 
 /// A built condition, ready for the schedule (crate-private behind [`Condition`]).
 pub(crate) trait ConditionSystem: Send + Sync + 'static {
@@ -34,6 +38,10 @@ pub(crate) trait ConditionSystem: Send + Sync + 'static {
     /// `initialize` was called with this world, and no system running at the same time
     /// conflicts with [`ConditionSystem::access`].
     unsafe fn evaluate(&mut self, world: &World) -> bool;
+    /// As [`System::save_state`](crate::System::save_state).
+    fn save_state(&self, out: &mut StateWriter<'_>) -> Result<bool, StateError>;
+    /// As [`System::load_state`](crate::System::load_state).
+    fn load_state(&mut self, world: &World, input: Option<&mut StateReader<'_>>);
 }
 
 /// A condition built against a schedule's registry: what [`IntoCondition::into_condition`]
@@ -192,6 +200,14 @@ impl<M: 'static, F: SystemParamFunction<M, Out = bool>> ConditionSystem for Cond
         // declared access, and the parameters declared everything they touch.
         let params = unsafe { F::Param::get(state, world, &self.name) };
         self.func.call(params)
+    }
+
+    fn save_state(&self, out: &mut StateWriter<'_>) -> Result<bool, StateError> {
+        save_param_state::<F::Param>(&self.states, out)
+    }
+
+    fn load_state(&mut self, world: &World, input: Option<&mut StateReader<'_>>) {
+        load_param_state::<F::Param>(&mut self.states, world, input);
     }
 }
 

@@ -28,6 +28,7 @@ use ecs_core::{Components, World};
 use crate::access_set::{Conflict, SystemAccess};
 use crate::error::CommandError;
 use crate::param::SystemParam;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The buffered events of type `T`: a resource, inserted by the first `EventWriter<T>` or
 /// `EventReader<T>` initialised for the world.
@@ -56,6 +57,19 @@ pub struct Events<T> {
     older_start: u64,
     newer: Vec<T>,
     newer_start: u64,
+}
+
+/// Events of a `Clone` type clone, so `world.register_snapshot_resource::<Events<T>>()` puts
+/// the queue into world snapshots (with the ids its readers' cursors count).
+impl<T: Clone> Clone for Events<T> {
+    fn clone(&self) -> Self {
+        Self {
+            older: self.older.clone(),
+            older_start: self.older_start,
+            newer: self.newer.clone(),
+            newer_start: self.newer_start,
+        }
+    }
 }
 
 impl<T> Default for Events<T> {
@@ -277,6 +291,10 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for EventWriter<'_, T> {
         Vec::new()
     }
 
+    fn save_state(_: &Vec<T>, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.require_snapshot_resource::<Events<T>>()
+    }
+
     unsafe fn get<'w, 's>(state: &'s mut Vec<T>, _: &'w World, _: &str) -> Self::Item<'w, 's> {
         EventWriter { buffer: state }
     }
@@ -378,6 +396,15 @@ unsafe impl<T: Send + Sync + 'static> SystemParam for EventReader<'_, '_, T> {
             next: 0,
             _marker: PhantomData,
         }
+    }
+
+    fn save_state(state: &ReaderCursor<T>, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.require_snapshot_resource::<Events<T>>()?;
+        out.save_value(&state.next)
+    }
+
+    fn load_state(state: &mut ReaderCursor<T>, input: &mut StateReader<'_>) {
+        state.next = input.load_value();
     }
 
     unsafe fn get<'w, 's>(

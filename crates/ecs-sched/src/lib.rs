@@ -50,7 +50,9 @@ mod per_world;
     reason = "hands out query items through &World under the schedule's access guarantee"
 )]
 mod query;
+mod saved_state;
 mod schedule;
+mod sim_snapshot;
 #[expect(
     unsafe_code,
     reason = "implements the unsafe SystemParam trait for Single and Populated"
@@ -91,9 +93,11 @@ pub use one_shot::{RunSystemExt, SystemId};
 pub use param::{Local, ParamItem, Res, ResMut, SystemParam};
 pub use param_set::ParamSet;
 pub use query::{Query, QueryRef};
+pub use saved_state::{StateError, StateReader, StateWriter};
 pub use schedule::config::{SetConfig, SystemConfig};
 pub use schedule::explain::Ambiguity;
 pub use schedule::Schedule;
+pub use sim_snapshot::SimSnapshot;
 pub use single::{Populated, Single};
 pub use system::{Exclusive, IntoSystem, System, SystemParamFunction};
 pub use timings::{TimingRow, Timings};

@@ -13,6 +13,7 @@ use crate::access_set::{Conflict, SystemAccess};
 use crate::commands::{CommandQueue, Commands};
 use crate::error::CommandError;
 use crate::id_lanes::LanePlan;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// A value a system can take as a parameter.
 ///
@@ -144,6 +145,32 @@ pub unsafe trait SystemParam: Sized {
     /// assert_eq!(plan.lanes(), 2);
     /// ```
     fn plan_lanes(_state: &mut Self::State, _plan: &mut LanePlan) {}
+
+    /// Saves what this parameter keeps between runs that changes later runs, for a
+    /// simulation snapshot (the `saved_state` module lists what each parameter saves). The
+    /// default saves nothing.
+    ///
+    /// # Errors
+    /// A [`StateError`] naming the system and the type that cannot be saved.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{Local, SimSnapshot, Schedule};
+    /// fn count(mut n: Local<u32>) { *n += 1; }
+    /// let mut world = World::new();
+    /// let mut schedule = Schedule::single_threaded();
+    /// schedule.add_system(count);
+    /// schedule.run(&mut world).unwrap();
+    /// let snap = SimSnapshot::capture(&world, &[&schedule], None).unwrap(); // saves `n == 1`
+    /// # let _ = snap;
+    /// ```
+    fn save_state(_state: &Self::State, _out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        Ok(())
+    }
+
+    /// Reads back what [`SystemParam::save_state`] saved, in the same order. The default reads
+    /// nothing.
+    fn load_state(_state: &mut Self::State, _input: &mut StateReader<'_>) {}
 
     /// Applies (or with `discard`, drops) deferred work, such as recorded commands.
     ///
@@ -292,6 +319,10 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for ResMut<'_, R> {
 
     fn init_state(_: &mut World) {}
 
+    fn save_state(_: &(), out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.require_snapshot_resource::<R>()
+    }
+
     unsafe fn get<'w, 's>(_: &'s mut (), world: &'w World, system: &str) -> Self::Item<'w, 's> {
         let mut ptr = world
             .resources()
@@ -352,6 +383,10 @@ unsafe impl<R: Send + Sync + 'static> SystemParam for Option<ResMut<'_, R>> {
     }
 
     fn init_state(_: &mut World) {}
+
+    fn save_state(_: &(), out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.require_snapshot_resource::<R>()
+    }
 
     /// `None` when `R` is not in the world.
     ///
@@ -420,6 +455,14 @@ unsafe impl<T: Default + Send + Sync + 'static> SystemParam for Local<'_, T> {
 
     fn init_state(_: &mut World) -> T {
         T::default()
+    }
+
+    fn save_state(state: &T, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.save_value(state)
+    }
+
+    fn load_state(state: &mut T, input: &mut StateReader<'_>) {
+        *state = input.load_value();
     }
 
     unsafe fn get<'w, 's>(state: &'s mut T, _: &'w World, _: &str) -> Self::Item<'w, 's> {
@@ -524,6 +567,19 @@ macro_rules! param_tuple {
             fn plan_lanes(state: &mut Self::State, plan: &mut LanePlan) {
                 let ($($P,)*) = state;
                 $($P::plan_lanes($P, plan);)*
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn save_state(state: &Self::State, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+                let ($($P,)*) = state;
+                $($P::save_state($P, out)?;)*
+                Ok(())
+            }
+
+            #[allow(unused_variables, reason = "the empty tuple")]
+            fn load_state(state: &mut Self::State, input: &mut StateReader<'_>) {
+                let ($($P,)*) = state;
+                $($P::load_state($P, input);)*
             }
 
             #[allow(unused_variables, reason = "the empty tuple")]

@@ -108,6 +108,18 @@ macro_rules! param_set {
                 $($P::plan_lanes(&mut state.$i, plan);)*
             }
 
+            fn save_state(
+                state: &Self::State,
+                out: &mut crate::saved_state::StateWriter<'_>,
+            ) -> Result<(), crate::saved_state::StateError> {
+                $($P::save_state(&state.$i, out)?;)*
+                Ok(())
+            }
+
+            fn load_state(state: &mut Self::State, input: &mut crate::saved_state::StateReader<'_>) {
+                $($P::load_state(&mut state.$i, input);)*
+            }
+
             fn apply(
                 state: &mut Self::State,
                 world: &mut World,

@@ -56,6 +56,19 @@ impl<S> PerWorld<S> {
         }
     }
 
+    /// `world`'s state, wherever it is, for reading.
+    pub(crate) fn get(&self, world: WorldId) -> Option<&S> {
+        self.entries
+            .iter()
+            .find(|(id, _)| *id == world)
+            .map(|(_, state)| state)
+    }
+
+    /// Drops `world`'s state (it is built afresh when next selected).
+    pub(crate) fn remove(&mut self, world: WorldId) {
+        self.entries.retain(|(id, _)| *id != world);
+    }
+
     /// `world`'s state, wherever it is.
     pub(crate) fn get_mut(&mut self, world: WorldId) -> Option<&mut S> {
         self.entries

@@ -31,6 +31,7 @@ use crate::access_set::{Conflict, SystemAccess};
 use crate::commands::{Commands, ParCommands};
 use crate::events::{EventWriter, ParEvents};
 use crate::param::SystemParam;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// A query as a system parameter; keeps its [`QueryState`] cache between runs.
 ///
@@ -575,6 +576,15 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam for Q
 
     fn init_state(world: &mut World) -> Self::State {
         QueryState::new(world)
+    }
+
+    fn save_state(state: &Self::State, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.save_tick(state.last_seen());
+        Ok(())
+    }
+
+    fn load_state(state: &mut Self::State, input: &mut StateReader<'_>) {
+        state.set_last_seen(input.load_tick());
     }
 
     unsafe fn get<'w, 's>(

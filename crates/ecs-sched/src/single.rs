@@ -19,6 +19,7 @@ use ecs_query::{QueryFilter, QueryRun, QueryState, WorldQuery};
 use crate::access_set::{Conflict, SystemAccess};
 use crate::param::SystemParam;
 use crate::query::Query;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The item of the only entity `Q` matches; the system is skipped unless exactly one does.
 ///
@@ -139,6 +140,15 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam for S
         QueryState::new(world)
     }
 
+    fn save_state(state: &Self::State, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.save_tick(state.last_seen());
+        Ok(())
+    }
+
+    fn load_state(state: &mut Self::State, input: &mut StateReader<'_>) {
+        state.set_last_seen(input.load_tick());
+    }
+
     unsafe fn validate(state: &mut Self::State, world: &World) -> bool {
         matches(state, world) == 1
     }
@@ -178,6 +188,15 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam
         QueryState::new(world)
     }
 
+    fn save_state(state: &Self::State, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.save_tick(state.last_seen());
+        Ok(())
+    }
+
+    fn load_state(state: &mut Self::State, input: &mut StateReader<'_>) {
+        state.set_last_seen(input.load_tick());
+    }
+
     unsafe fn get<'w, 's>(
         state: &'s mut Self::State,
         world: &'w World,
@@ -204,6 +223,15 @@ unsafe impl<Q: WorldQuery + 'static, F: QueryFilter + 'static> SystemParam
 
     fn init_state(world: &mut World) -> Self::State {
         QueryState::new(world)
+    }
+
+    fn save_state(state: &Self::State, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        out.save_tick(state.last_seen());
+        Ok(())
+    }
+
+    fn load_state(state: &mut Self::State, input: &mut StateReader<'_>) {
+        state.set_last_seen(input.load_tick());
     }
 
     unsafe fn validate(state: &mut Self::State, world: &World) -> bool {

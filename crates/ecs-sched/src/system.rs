@@ -11,6 +11,7 @@ use crate::error::{CommandError, ScheduleError};
 use crate::id_lanes::LanePlan;
 use crate::param::{ParamItem, SystemParam};
 use crate::per_world::PerWorld;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// A unit of work the schedule runs.
 ///
@@ -195,6 +196,24 @@ pub unsafe trait System: Send + Sync + 'static {
     /// parallel segment; the default takes none.
     fn plan_lanes(&mut self, world: &World, plan: &mut LanePlan) {
         let _ = (world, plan);
+    }
+
+    /// Saves the parameter state the system keeps for `out.world()` (its parameters'
+    /// [`SystemParam::save_state`], in order), for a simulation snapshot; `Ok(false)` when it
+    /// keeps none for that world (never initialised there). The default saves nothing.
+    ///
+    /// # Errors
+    /// As [`SystemParam::save_state`].
+    fn save_state(&self, out: &mut StateWriter<'_>) -> Result<bool, StateError> {
+        let _ = out;
+        Ok(true)
+    }
+
+    /// Reads back what [`System::save_state`] saved for `world` (`None`: it had no state there,
+    /// so the state is dropped and built afresh at the next run). Called after
+    /// [`System::initialize`] with the same world. The default reads nothing.
+    fn load_state(&mut self, world: &World, input: Option<&mut StateReader<'_>>) {
+        let _ = (world, input);
     }
 
     /// Applies (or with `discard`, drops) recorded commands.
@@ -519,6 +538,42 @@ unsafe impl<Marker: 'static, F: SystemParamFunction<Marker, Out = ()>> System
         if let Some(state) = self.states.get_mut(world.id()) {
             F::Param::apply(state, world, &self.name, errors, discard);
         }
+    }
+
+    fn save_state(&self, out: &mut StateWriter<'_>) -> Result<bool, StateError> {
+        save_param_state::<F::Param>(&self.states, out)
+    }
+
+    fn load_state(&mut self, world: &World, input: Option<&mut StateReader<'_>>) {
+        load_param_state::<F::Param>(&mut self.states, world, input);
+    }
+}
+
+/// [`System::save_state`] for a system whose parameters `P` keep `states`.
+pub(crate) fn save_param_state<P: SystemParam>(
+    states: &PerWorld<P::State>,
+    out: &mut StateWriter<'_>,
+) -> Result<bool, StateError> {
+    match states.get(out.world().id()) {
+        Some(state) => P::save_state(state, out).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// [`System::load_state`] for a system whose parameters `P` keep `states`.
+pub(crate) fn load_param_state<P: SystemParam>(
+    states: &mut PerWorld<P::State>,
+    world: &World,
+    input: Option<&mut StateReader<'_>>,
+) {
+    match input {
+        Some(input) => {
+            let state = states
+                .get_mut(world.id())
+                .expect("initialised for this world before its state is loaded");
+            P::load_state(state, input);
+        }
+        None => states.remove(world.id()),
     }
 }
 

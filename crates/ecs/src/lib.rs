@@ -268,6 +268,7 @@ pub mod prelude {
     // Snapshots, rollback and pod column views.
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
+    pub use ecs_sched::{SimSnapshot, StateError};
 
     // Hooks, relationships, the hierarchy and required components.
     pub use ecs_core::{

@@ -342,6 +342,27 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.archetypes_seen = archetypes.len();
     }
 
+    /// The first tick the next run's change filters pass (0: never run, everything passes).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{QueryState, RefRO};
+    /// let mut world = World::new();
+    /// let mut state = QueryState::<RefRO<u32>>::new(&mut world);
+    /// assert_eq!(state.last_seen(), 0);
+    /// let run = state.start_run(&world);
+    /// assert_eq!(state.last_seen(), run.tick() + 1);
+    /// ```
+    pub fn last_seen(&self) -> Tick {
+        self.last_seen
+    }
+
+    /// Sets [`QueryState::last_seen`]: for rewinding a reader with the world it reads (a
+    /// simulation snapshot's restore), never needed otherwise.
+    pub fn set_last_seen(&mut self, tick: Tick) {
+        self.last_seen = tick;
+    }
+
     /// Starts a run: refreshes the cache for `world`, advances the world's change tick, and
     /// returns the run's window (the next run's changes start after this run's writes).
     ///

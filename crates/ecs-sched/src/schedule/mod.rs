@@ -6,6 +6,7 @@
 pub(crate) mod config;
 pub(crate) mod explain;
 mod run;
+pub(crate) mod saved;
 
 use std::sync::Arc;
 use std::time::Duration;

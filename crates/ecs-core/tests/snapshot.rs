@@ -830,3 +830,31 @@ fn rollback_into_the_same_shape_keeps_ids_table_and_free_list_right() {
     assert_eq!(world.state_hash(), twin.state_hash());
     world.check_invariants();
 }
+
+#[test]
+fn the_state_hash_covers_pod_resources() {
+    let build = || {
+        let mut world = World::new();
+        world.register_pod::<u32>();
+        world.register_pod_resource::<u64>();
+        world.spawn((1u32,));
+        world
+    };
+    let (mut a, b) = (build(), build());
+    assert_eq!(a.state_hash(), b.state_hash());
+    a.insert_resource(7u64);
+    let with_seven = a.state_hash();
+    assert_ne!(with_seven, b.state_hash(), "a present resource counts");
+    *a.resource_mut::<u64>() = 8;
+    assert_ne!(a.state_hash(), with_seven, "its value counts");
+    // The snapshot's hash is the restored world's, resources included.
+    let snap = a.snapshot().unwrap();
+    assert_eq!(snap.state_hash(), a.state_hash());
+    *a.resource_mut::<u64>() = 9;
+    a.restore(&snap).unwrap();
+    assert_eq!(snap.state_hash(), a.state_hash());
+    // A resource not registered for snapshots is not hashed.
+    let before = a.state_hash();
+    a.insert_resource(1.5f32);
+    assert_eq!(a.state_hash(), before);
+}

@@ -122,6 +122,16 @@ impl StateHasher {
         }
     }
 
+    /// Adds a pod resource: its type name's key and its bytes (`None`: registered, absent).
+    pub(crate) fn resource(&mut self, name: &str, bytes: Option<&[u8]>) {
+        let key = component_key(name) ^ P1;
+        let term = match bytes {
+            Some(bytes) => value(key, bytes),
+            None => mum(key, P3),
+        };
+        self.sum = self.sum.wrapping_add(term);
+    }
+
     /// The hash.
     pub(crate) fn finish(&self) -> u64 {
         mum(mum(self.sum ^ P0, P1) ^ self.rows, P3)

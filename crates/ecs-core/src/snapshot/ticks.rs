@@ -92,6 +92,13 @@ impl SavedTicks {
         }
     }
 
+    /// Bytes of saved ticks.
+    pub(crate) fn size_bytes(&self) -> usize {
+        let u64s = self.chunks.len() * 2 + self.column.iter().map(Vec::len).sum::<usize>();
+        let u32s: usize = self.changed.iter().chain(&self.added).map(Vec::len).sum();
+        u64s * size_of::<u64>() + u32s * size_of::<u32>()
+    }
+
     /// The saved chunks that hold rows `first..end`, as an index range into `chunks`; `from`
     /// is where the search starts (the result of the previous, lower range), with the first
     /// row of that saved chunk.

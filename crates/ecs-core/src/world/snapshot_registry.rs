@@ -1,11 +1,15 @@
 //! Snapshot registration: the `World` methods that register component and resource types for
-//! snapshots (`register_pod`, `register_clone`, ...). The registry is
+//! snapshots (`register_pod`, `register_clone`, ...) and state types for simulation snapshots
+//! (`register_state`, `clone_state`). The registry is
 //! `crate::snapshot::registry`'s; taking and restoring snapshots is `crate::snapshot`'s.
+
+use std::any::Any;
 
 use bytemuck::Pod;
 
 use crate::component::{Component, ComponentId};
 use crate::snapshot::registry::{clone_hooks, new_values, pod_hooks, ColumnKind};
+use crate::snapshot::state_types::StateValue;
 use crate::world::World;
 
 impl World {
@@ -117,5 +121,59 @@ impl World {
     pub fn is_snapshot_resource<R: 'static>(&self) -> bool {
         let id = std::any::TypeId::of::<R>();
         self.snapshots.resources().iter().any(|h| h.type_id == id)
+    }
+
+    /// Records that values of `T` may be cloned into a simulation snapshot (a system's
+    /// `Local<T>`, for instance). Types registered for world snapshots and the primitive types
+    /// need no call.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// #[derive(Clone, Default, PartialEq, Debug)]
+    /// struct Histogram(Vec<u32>);
+    /// let mut world = World::new();
+    /// let value: ecs_core::StateValue = Box::new(Histogram(vec![3]));
+    /// assert!(world.clone_state(&*value).is_none());
+    /// world.register_state::<Histogram>();
+    /// let copy = world.clone_state(&*value).unwrap();
+    /// assert_eq!(copy.downcast_ref::<Histogram>(), Some(&Histogram(vec![3])));
+    /// assert!(world.clone_state(&7u64).is_some()); // primitives are known
+    /// ```
+    pub fn register_state<T: Clone + Send + Sync + 'static>(&mut self) {
+        self.snapshots.states.add::<T>();
+    }
+
+    /// A clone of `value`, if its type is known (see [`World::register_state`]).
+    pub fn clone_state(&self, value: &(dyn Any + Send + Sync)) -> Option<StateValue> {
+        self.snapshots.states.clone_value(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::world::World;
+
+    #[test]
+    fn snapshot_registrations_make_their_types_clonable_state() {
+        #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+        #[repr(C)]
+        struct Pos(f32);
+        #[derive(Clone)]
+        struct Name(String);
+        let mut world = World::new();
+        assert!(world.clone_state(&Pos(1.0)).is_none());
+        world.register_pod::<Pos>();
+        world.register_snapshot_resource::<Name>();
+        assert_eq!(
+            world
+                .clone_state(&Pos(1.0))
+                .unwrap()
+                .downcast_ref::<Pos>()
+                .unwrap()
+                .0,
+            1.0
+        );
+        let name = world.clone_state(&Name("a".into())).unwrap();
+        assert_eq!(name.downcast_ref::<Name>().unwrap().0, "a");
     }
 }

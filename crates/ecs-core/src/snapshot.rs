@@ -309,11 +309,10 @@ impl Snapshot {
             }
         }
         for res in self.resources.iter().filter(|r| r.pod) {
-            let bytes = match &res.value {
-                Some(ResourceValue::Bytes(b)) => Some(&b[..]),
-                _ => None,
-            };
-            h.resource(&res.name, bytes);
+            h.resource(
+                &res.name,
+                res.value.as_ref().and_then(ResourceValue::as_bytes),
+            );
         }
         h.finish()
     }
@@ -485,12 +484,11 @@ impl World {
         for (arch, kept, target) in &plan {
             let data = &mut snap.archetypes[*target];
             let first_row = data.entities.len();
-            let keep: Vec<KeepRows> = arch
-                .component_ids()
-                .enumerate()
-                .filter(|(c, _)| kept.contains(c))
-                .map(|(_, id)| {
-                    let marks = components.row_ticks(id);
+            let ids: Vec<ComponentId> = arch.component_ids().collect();
+            let keep: Vec<KeepRows> = kept
+                .iter()
+                .map(|&c| {
+                    let marks = components.row_ticks(ids[c]);
                     KeepRows {
                         changed: marks.changed(),
                         added: marks.added(),
@@ -1005,11 +1003,7 @@ impl World {
         }
         for hooks in self.snapshots.resources().iter().filter(|h| h.pod) {
             let value = (hooks.save)(self.resources());
-            let bytes = match &value {
-                Some(ResourceValue::Bytes(b)) => Some(&b[..]),
-                _ => None,
-            };
-            h.resource(hooks.name, bytes);
+            h.resource(hooks.name, value.as_ref().and_then(ResourceValue::as_bytes));
         }
         h.finish()
     }

@@ -122,6 +122,16 @@ pub(crate) enum ResourceValue {
     Cloned(Box<dyn Any + Send + Sync>),
 }
 
+impl ResourceValue {
+    /// A pod resource's bytes; `None` for a cloned one.
+    pub(crate) fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Self::Bytes(bytes) => Some(bytes),
+            Self::Cloned(_) => None,
+        }
+    }
+}
+
 /// How one resource type is snapshotted and restored; every function is monomorphic in it.
 #[derive(Clone, Copy)]
 pub(crate) struct ResourceHooks {

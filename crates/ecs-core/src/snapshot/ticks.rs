@@ -47,17 +47,15 @@ pub(crate) struct KeepRows {
 impl SavedTicks {
     /// Empties the buffers (keeping their memory) for `columns` columns.
     pub(crate) fn shape(&mut self, columns: usize) {
+        fn empty<T>(lists: &mut Vec<Vec<T>>, columns: usize) {
+            lists.resize_with(columns, Vec::new);
+            lists.iter_mut().for_each(Vec::clear);
+        }
         self.saved = true;
         self.chunks.clear();
-        for list in [&mut self.changed, &mut self.added] {
-            list.resize_with(columns, Vec::new);
-            list.iter_mut().for_each(Vec::clear);
-        }
-        self.column.resize_with(columns, Vec::new);
-        self.column.truncate(columns);
-        self.column.iter_mut().for_each(Vec::clear);
-        self.changed.truncate(columns);
-        self.added.truncate(columns);
+        empty(&mut self.column, columns);
+        empty(&mut self.changed, columns);
+        empty(&mut self.added, columns);
     }
 
     /// Appends `chunk`'s ticks; `kept[i]` is the chunk column of snapshot column `i`.

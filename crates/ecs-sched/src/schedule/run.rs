@@ -22,6 +22,17 @@ use crate::timings::Sample;
 use super::{Order, Schedule, Threads};
 
 impl Schedule {
+    /// Builds (or selects) every system's and condition's parameter state for `world`.
+    pub(super) fn initialize_systems(&mut self, world: &mut World) {
+        for cell in &mut self.systems {
+            let unit = cell.unit_mut();
+            unit.system.initialize(world);
+            for condition in &mut unit.conditions {
+                condition.0.initialize(world);
+            }
+        }
+    }
+
     /// Runs every system once, then applies recorded commands in system order.
     ///
     /// Cost, besides the systems' own work: a build the first time (see [`Schedule::build`]);
@@ -63,13 +74,7 @@ impl Schedule {
         world.check_change_ticks();
         let frame_start = Instant::now();
         self.skipped.clear();
-        for cell in &mut self.systems {
-            let unit = cell.unit_mut();
-            unit.system.initialize(world);
-            for condition in &mut unit.conditions {
-                condition.0.initialize(world);
-            }
-        }
+        self.initialize_systems(world);
         let plan = self.plan.as_ref().expect("built above");
         let inline_below = self.inline_below;
         let any_parallel = plan

@@ -77,13 +77,7 @@ impl Schedule {
     /// Puts back the state `saved` holds for `world` (checked by `check_state`), moving saved
     /// ticks by `shift`.
     pub(crate) fn load_state(&mut self, world: &mut World, saved: &ScheduleState, shift: u64) {
-        for cell in &mut self.systems {
-            let unit = cell.unit_mut();
-            unit.system.initialize(world);
-            for condition in &mut unit.conditions {
-                condition.0.initialize(world);
-            }
-        }
+        self.initialize_systems(world);
         for (cell, unit) in self.systems.iter_mut().zip(&saved.units) {
             let live = cell.unit_mut();
             let mut reader = unit

@@ -277,7 +277,8 @@ impl Snapshot {
     }
 
     /// The [`World::state_hash`] a world restored from this snapshot has, computed from the
-    /// snapshot alone.
+    /// snapshot alone. (A pod resource the restoring world registered but the snapshot does
+    /// not carry keeps its value, and counts in the world's hash if present.)
     ///
     /// ```
     /// # use ecs_core::World;
@@ -943,7 +944,8 @@ fn pod_bytes<'a>(arch: &Archetype, chunk: &'a Chunk, col: usize) -> &'a [u8] {
 impl World {
     /// A 64-bit hash of the live entities and their pod component values: equal for two worlds
     /// that hold the same entity ids with the same components, the same pod values and the
-    /// same pod resources ([`World::register_pod_resource`]; absent counts too), whatever
+    /// same values of pod resources ([`World::register_pod_resource`]; an absent one counts
+    /// as unregistered), whatever
     /// their chunk sizes, archetype creation orders, row orders or the number of threads that
     /// ran them. Non-pod components count by presence; cloned resources and the free list are
     /// not hashed. The way to check determinism across runs and machines (of the same byte order):

@@ -858,3 +858,28 @@ fn the_state_hash_covers_pod_resources() {
     a.insert_resource(1.5f32);
     assert_eq!(a.state_hash(), before);
 }
+
+/// Found by the `snapshot_bytes` fuzz target: a snapshot from a world that did not register a
+/// pod resource, restored into one that did (and holds none), must hash as the world does.
+#[test]
+fn a_snapshot_without_a_registered_resource_hashes_as_the_restored_world() {
+    let mut plain = World::new();
+    plain.register_pod::<u32>();
+    let e = plain.spawn((5u32,));
+    let snap = plain.snapshot().unwrap();
+
+    let mut world = World::new();
+    world.register_pod::<u32>();
+    world.register_pod_resource::<u64>();
+    assert_eq!(
+        world.state_hash(),
+        World::new().state_hash(),
+        "absent counts as unregistered"
+    );
+    world.restore(&snap).unwrap();
+    assert_eq!(world.get::<u32>(e), Ok(&5));
+    assert_eq!(world.state_hash(), snap.state_hash());
+    // A value the restore left alone does count.
+    world.insert_resource(3u64);
+    assert_ne!(world.state_hash(), snap.state_hash());
+}

@@ -122,14 +122,15 @@ impl StateHasher {
         }
     }
 
-    /// Adds a pod resource: its type name's key and its bytes (`None`: registered, absent).
+    /// Adds a pod resource: its type name's key and its bytes. An absent one (`None`) adds
+    /// nothing, so "registered but absent" hashes as "not registered": a snapshot taken by a
+    /// world that never registered the type agrees with a world that registered it and holds
+    /// none (restore leaves such a resource alone).
     pub(crate) fn resource(&mut self, name: &str, bytes: Option<&[u8]>) {
-        let key = component_key(name) ^ P1;
-        let term = match bytes {
-            Some(bytes) => value(key, bytes),
-            None => mum(key, P3),
-        };
-        self.sum = self.sum.wrapping_add(term);
+        if let Some(bytes) = bytes {
+            let key = component_key(name) ^ P1;
+            self.sum = self.sum.wrapping_add(value(key, bytes));
+        }
     }
 
     /// The hash.

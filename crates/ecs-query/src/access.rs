@@ -16,6 +16,10 @@ use ecs_core::{ComponentId, Components, Signature};
 ///    rows. `add_read_all` refuses an access that writes, and `add_write` one that reads all,
 ///    so one query never has both (each write would alias); a system's union built with
 ///    [`Access::extend`] may.
+/// 4. `writes_all`: an [`EntityMut`](crate::EntityMut) element may write every component of
+///    its rows. One query that writes all touches nothing else (`add_write_all` refuses an
+///    access that touches anything, and every `add_*` refuses an access that writes all),
+///    except filter reads, which it covers as `writes` covers them.
 ///
 /// ```
 /// # use ecs_core::Components;
@@ -33,7 +37,12 @@ pub struct Access {
     writes: Signature,
     borrowed: Signature,
     reads_all: bool,
+    writes_all: bool,
 }
+
+/// The name an [`AccessConflict`] gives when the clash is with a whole-entity element
+/// ([`EntityRef`](ecs_core::EntityRef) or [`EntityMut`](crate::EntityMut)) rather than one type.
+pub const EVERY_COMPONENT: &str = "every component (EntityRef / EntityMut)";
 
 impl Access {
     /// No access.
@@ -67,7 +76,7 @@ impl Access {
         id: ComponentId,
         components: &Components,
     ) -> Result<(), AccessConflict> {
-        if self.writes.contains(id) {
+        if self.writes.contains(id) || self.writes_all {
             return Err(AccessConflict {
                 component: components.info(id).name(),
             });
@@ -93,7 +102,7 @@ impl Access {
     /// assert!(access.writes().contains(id) && !access.reads().contains(id));
     /// ```
     pub fn add_filter_read(&mut self, id: ComponentId) {
-        if !self.writes.contains(id) {
+        if !self.writes.contains(id) && !self.writes_all {
             self.reads.insert(id);
         }
     }
@@ -118,7 +127,11 @@ impl Access {
         id: ComponentId,
         components: &Components,
     ) -> Result<(), AccessConflict> {
-        if self.writes.contains(id) || self.borrowed.contains(id) || self.reads_all {
+        if self.writes.contains(id)
+            || self.borrowed.contains(id)
+            || self.reads_all
+            || self.writes_all
+        {
             return Err(AccessConflict {
                 component: components.info(id).name(),
             });
@@ -167,8 +180,78 @@ impl Access {
                 component: components.info(id).name(),
             });
         }
+        if self.writes_all {
+            return Err(AccessConflict {
+                component: EVERY_COMPONENT,
+            });
+        }
         self.reads_all = true;
         Ok(())
+    }
+
+    /// Records an exclusive write of every component (an [`EntityMut`](crate::EntityMut)
+    /// element): it conflicts with anything that touches a component.
+    ///
+    /// # Errors
+    /// If the access already reads or writes a component (named in the error; a read of every
+    /// component is named [`EVERY_COMPONENT`]). Filter reads (`Changed<T>`) are no conflict.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let mut components = Components::default();
+    /// let id = components.register::<u32>();
+    /// let (mut all, mut r) = (Access::new(), Access::new());
+    /// all.add_filter_read(id);
+    /// all.add_write_all(&components).unwrap();
+    /// assert!(all.writes_all() && all.add_read(id, &components).is_err());
+    /// r.add_read(id, &components).unwrap();
+    /// assert!(!all.is_compatible(&r) && all.is_compatible(&Access::new()));
+    /// assert_eq!(all.conflicts(&r).iter().collect::<Vec<_>>(), [id]);
+    /// ```
+    pub fn add_write_all(&mut self, components: &Components) -> Result<(), AccessConflict> {
+        if let Some(id) = self.borrowed.iter().chain(self.writes.iter()).next() {
+            return Err(AccessConflict {
+                component: components.info(id).name(),
+            });
+        }
+        if self.reads_all || self.writes_all {
+            return Err(AccessConflict {
+                component: EVERY_COMPONENT,
+            });
+        }
+        self.writes_all = true;
+        Ok(())
+    }
+
+    /// Whether every component may be written ([`Access::add_write_all`]).
+    ///
+    /// ```
+    /// # use ecs_query::Access;
+    /// assert!(!Access::new().writes_all());
+    /// ```
+    pub fn writes_all(&self) -> bool {
+        self.writes_all
+    }
+
+    /// Whether the access writes nothing: no component, and not every component.
+    ///
+    /// ```
+    /// # use ecs_core::Components;
+    /// # use ecs_query::Access;
+    /// let components = Components::default();
+    /// let mut access = Access::new();
+    /// assert!(access.is_read_only());
+    /// access.add_write_all(&components).unwrap();
+    /// assert!(!access.is_read_only());
+    /// ```
+    pub fn is_read_only(&self) -> bool {
+        !self.writes_all && self.writes.is_empty()
+    }
+
+    /// Whether the access touches any component at all.
+    fn touches_any(&self) -> bool {
+        self.reads_all || self.writes_all || !self.reads.is_empty() || !self.writes.is_empty()
     }
 
     /// Whether every component is read ([`Access::add_read_all`]).
@@ -211,6 +294,10 @@ impl Access {
     /// assert!(r1.is_compatible(&r2) && !r1.is_compatible(&w));
     /// ```
     pub fn is_compatible(&self, other: &Self) -> bool {
+        // Writing everything meets anything the other side touches.
+        if (self.writes_all && other.touches_any()) || (other.writes_all && self.touches_any()) {
+            return false;
+        }
         self.writes.is_disjoint(&other.reads)
             && self.writes.is_disjoint(&other.writes)
             && other.writes.is_disjoint(&self.reads)
@@ -220,6 +307,8 @@ impl Access {
     }
 
     /// The components on which `self` and `other` conflict (one writes, the other touches).
+    /// Empty for a conflict between whole-entity elements alone (an `EntityMut` against an
+    /// `EntityRef`), which names no type: callers report [`EVERY_COMPONENT`] then.
     ///
     /// ```
     /// # use ecs_core::Components;
@@ -247,6 +336,13 @@ impl Access {
         if other.reads_all {
             out = out.union(&self.writes);
         }
+        // Writing everything conflicts with everything the other side touches.
+        if self.writes_all {
+            out = out.union(&theirs);
+        }
+        if other.writes_all {
+            out = out.union(&mine);
+        }
         out
     }
 
@@ -268,6 +364,7 @@ impl Access {
         self.reads = self.reads.union(&other.reads);
         self.borrowed = self.borrowed.union(&other.borrowed);
         self.reads_all |= other.reads_all;
+        self.writes_all |= other.writes_all;
         for id in self.writes.iter() {
             self.reads.remove(id);
             self.borrowed.remove(id);

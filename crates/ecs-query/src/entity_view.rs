@@ -12,7 +12,9 @@
 
 use std::ptr::NonNull;
 
-use ecs_core::{Archetype, Chunk, Components, Entity, EntityRef, Signature, Tick, World};
+use ecs_core::{
+    Archetype, ArchetypeId, Chunk, Components, Entity, EntityRef, Signature, Tick, World,
+};
 
 use crate::access::{Access, AccessConflict};
 use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery};
@@ -102,7 +104,9 @@ unsafe impl<'a> WorldQuery for EntityRef<'a> {
     type Item<'w> = EntityRef<'w>;
     type Slice<'w> = EntityRefs<'w>;
     type Fetch = EntityRefFetch;
-    type ArchetypeFetch = ();
+    /// The archetype's id: unused here, but [`EntityMut`](crate::EntityMut), whose read-only
+    /// view this is, needs it and shares the cache.
+    type ArchetypeFetch = ArchetypeId;
     type Kind = ReadKind;
     type ReadOnly = Self;
     type State = ();
@@ -121,10 +125,12 @@ unsafe impl<'a> WorldQuery for EntityRef<'a> {
         true
     }
 
-    fn archetype_fetch(_: &(), _: &Archetype) {}
+    fn archetype_fetch(_: &(), archetype: &Archetype) -> ArchetypeId {
+        archetype.id()
+    }
 
     #[inline]
-    unsafe fn fetch(_: &(), chunk: &Chunk, _: Tick) -> EntityRefFetch {
+    unsafe fn fetch(_: &ArchetypeId, chunk: &Chunk, _: Tick) -> EntityRefFetch {
         EntityRefFetch {
             entities: NonNull::from(chunk.entities()).cast(),
             world: None,
@@ -132,7 +138,7 @@ unsafe impl<'a> WorldQuery for EntityRef<'a> {
     }
 
     #[inline]
-    unsafe fn fetch_in(_: &(), chunk: &Chunk, _: Tick, world: &World) -> EntityRefFetch {
+    unsafe fn fetch_in(_: &ArchetypeId, chunk: &Chunk, _: Tick, world: &World) -> EntityRefFetch {
         EntityRefFetch {
             entities: NonNull::from(chunk.entities()).cast(),
             world: Some(NonNull::from(world)),

@@ -65,6 +65,11 @@ mod element;
 mod enabled;
 #[expect(
     unsafe_code,
+    reason = "implements WorldQuery for EntityMut, writing a row's components through its chunk"
+)]
+mod entity_mut;
+#[expect(
+    unsafe_code,
     reason = "implements WorldQuery for EntityRef through the run's world"
 )]
 mod entity_view;
@@ -76,6 +81,11 @@ mod fetch;
     reason = "implements the unsafe WorldQuery trait for filters"
 )]
 mod filter;
+#[expect(
+    unsafe_code,
+    reason = "implements WorldQuery for the filtered entity views by forwarding to the full ones"
+)]
+mod filtered_entity;
 #[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
 mod iter;
 #[expect(unsafe_code, reason = "forwards Option<Q> to Q where it matches")]
@@ -105,15 +115,19 @@ mod tuple;
 )]
 mod world_ext;
 
-pub use access::{Access, AccessConflict, FilteredAccess};
+pub use access::{Access, AccessConflict, FilteredAccess, EVERY_COMPONENT};
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW};
 pub use chunk_view::ChunkView;
 pub use element::{RefRO, RefRW};
 pub use enabled::{Disabled, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled};
+pub use entity_mut::{EntityMut, EntityMutFetch, EntityMuts};
 pub use entity_view::{EntityRefFetch, EntityRefs};
 pub use error::QueryError;
 pub use fetch::{ExactQuery, QueryKind, ROItem, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
 pub use filter::{Or, QueryFilter, With, Without};
+pub use filtered_entity::{
+    ComponentList, FilteredEntityMut, FilteredEntityMuts, FilteredEntityRef, FilteredEntityRefs,
+};
 pub use iter::QueryIter;
 
 /// Plumbing: the per-archetype and per-chunk fetch types that the elements name as their

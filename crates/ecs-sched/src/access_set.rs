@@ -13,7 +13,7 @@ use std::any::TypeId;
 use std::fmt;
 
 use ecs_core::{Components, RegistryId, World};
-use ecs_query::FilteredAccess;
+use ecs_query::{FilteredAccess, EVERY_COMPONENT};
 
 /// An event queue's type and the schedule's end-of-run update for it.
 pub(crate) type EventUpdate = (TypeId, fn(&mut World));
@@ -146,17 +146,17 @@ impl SystemAccess {
         );
         for earlier in &self.queries {
             if !earlier.is_compatible(&query) {
-                let id = earlier
+                let name = earlier
                     .access
                     .conflicts(&query.access)
                     .iter()
                     .next()
-                    .expect("a conflict");
+                    .map_or(EVERY_COMPONENT, |id| registry.info(id).name());
                 self.fix = disjoining_filter(earlier, &query, registry);
-                return Err(Conflict::Component(registry.info(id).name()));
+                return Err(Conflict::Component(name));
             }
         }
-        if self.reads_world && !query.access.writes().is_empty() {
+        if self.reads_world && !query.access.is_read_only() {
             return Err(Conflict::World);
         }
         self.queries.push(query);
@@ -411,7 +411,7 @@ impl SystemAccess {
     }
 
     fn writes_anything(&self) -> bool {
-        !self.res_writes.is_empty() || self.queries.iter().any(|q| !q.access.writes().is_empty())
+        !self.res_writes.is_empty() || self.queries.iter().any(|q| !q.access.is_read_only())
     }
 
     /// Why `self` and `other` cannot run at the same time, or `None` if they can.
@@ -458,13 +458,13 @@ impl SystemAccess {
         for a in &self.queries {
             for b in &other.queries {
                 if !a.is_compatible(b) {
-                    let id = a
+                    let name = a
                         .access
                         .conflicts(&b.access)
                         .iter()
                         .next()
-                        .expect("a conflict");
-                    return Some(Conflict::Component(self.component_name(id.index())));
+                        .map_or(EVERY_COMPONENT, |id| self.component_name(id.index()));
+                    return Some(Conflict::Component(name));
                 }
             }
         }
@@ -569,6 +569,9 @@ impl SystemAccess {
             );
         }
         out.extend(self.res_writes.iter().map(|r| r.1));
+        if self.queries.iter().any(|q| q.access.writes_all()) {
+            out.push("every component (EntityMut)");
+        }
         if self.exclusive {
             out.push("&mut World");
         }

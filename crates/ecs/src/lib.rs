@@ -252,8 +252,9 @@ pub mod prelude {
     };
     pub use ecs_macros::{Bundle, Query, SystemParam};
     pub use ecs_query::{
-        Added, Changed, ChunkView, Or, QueryBorrow, QueryError, QueryExt, QueryRun, QueryState,
-        RefRO, RefRW, SharedQuery, With, Without,
+        Added, Changed, ChunkView, EntityMut, FilteredEntityMut, FilteredEntityRef, Or,
+        QueryBorrow, QueryError, QueryExt, QueryRun, QueryState, RefRO, RefRW, SharedQuery, With,
+        Without,
     };
     pub use ecs_sched::{
         every_n_runs, named_condition, resource_changed, resource_exists, CommandBuffer,

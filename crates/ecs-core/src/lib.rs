@@ -116,6 +116,7 @@ pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
 pub use world::clone::CloneOptions;
 pub use world::compact::CompactReport;
 pub use world::hooks::HookCommands;
+pub use world::register_many::{CloneComponents, PodComponents};
 pub use world::spawn_batch::SpawnBatch;
 pub use world::{
     ComponentHook, ComponentHooks, DeferredWorld, HookContext, Lifecycle, ObserverId, ObserverKey,

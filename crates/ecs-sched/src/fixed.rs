@@ -187,15 +187,94 @@ impl FixedTimestep {
         world: &mut World,
         frame: Duration,
     ) -> Result<FixedSteps, ScheduleError> {
+        self.run_with(schedule, world, frame, |_, _| {})
+    }
+
+    /// [`FixedTimestep::run`], calling `before_step` before each step's schedule run, with the
+    /// world (its [`FixedTime`] already set) and that step's [`FixedTime`]: where a lockstep or
+    /// rollback app feeds the inputs of step `t.step` into the world.
+    ///
+    /// # Errors
+    /// As [`FixedTimestep::run`].
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{FixedTime, FixedTimestep, Res, ResMut, Schedule};
+    /// fn apply(input: Res<i32>, mut pos: ResMut<i64>) { *pos += i64::from(*input); }
+    /// let inputs = [3, -1, 4, 1, -5];
+    /// let mut world = World::new();
+    /// world.insert_resource(0i32);
+    /// world.insert_resource(0i64);
+    /// let mut physics = Schedule::single_threaded();
+    /// physics.add_system(apply);
+    /// let mut fixed = FixedTimestep::new(Duration::from_millis(10)).with_max_steps(3);
+    /// let mut fed = Vec::new();
+    /// fixed
+    ///     .run_with(&mut physics, &mut world, Duration::from_millis(50), |world, t| {
+    ///         assert_eq!(world.resource::<FixedTime>().step, t.step);
+    ///         *world.resource_mut::<i32>() = inputs[t.step as usize];
+    ///         fed.push(t.step);
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(fed, [0, 1, 2]); // at most 3 steps per frame
+    /// assert_eq!(*world.resource::<i64>(), 3 - 1 + 4);
+    /// ```
+    pub fn run_with(
+        &mut self,
+        schedule: &mut Schedule,
+        world: &mut World,
+        frame: Duration,
+        mut before_step: impl FnMut(&mut World, FixedTime),
+    ) -> Result<FixedSteps, ScheduleError> {
         let first = self.steps;
         let frame = self.advance(frame);
         for k in 0..u64::from(frame.steps) {
-            world.insert_resource(FixedTime {
+            let time = FixedTime {
                 dt: self.dt,
                 step: first + k,
-            });
+            };
+            world.insert_resource(time);
+            before_step(world, time);
             schedule.run(world)?;
         }
         Ok(frame)
+    }
+
+    /// Takes exactly one step now, whatever the accumulator holds (which it leaves alone):
+    /// sets [`FixedTime`], runs `schedule`, counts the step. For a rollback app that re-runs a
+    /// known number of steps after a restore, rather than replaying frame times.
+    ///
+    /// # Errors
+    /// As [`Schedule::run`]; the failed step still counts.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{FixedTime, FixedTimestep, Res, ResMut, Schedule};
+    /// fn tick(t: Res<FixedTime>, mut last: ResMut<u64>) { *last = t.step; }
+    /// let mut world = World::new();
+    /// world.insert_resource(0u64);
+    /// let mut physics = Schedule::single_threaded();
+    /// physics.add_system(tick);
+    /// let mut fixed = FixedTimestep::new(Duration::from_millis(10));
+    /// fixed.run(&mut physics, &mut world, Duration::from_millis(25)).unwrap(); // steps 0, 1
+    /// assert_eq!(fixed.step(&mut physics, &mut world).unwrap(), FixedTime { dt: fixed.dt(), step: 2 });
+    /// assert_eq!((*world.resource::<u64>(), fixed.total_steps()), (2, 3));
+    /// assert_eq!(fixed.accumulated(), Duration::from_millis(5));
+    /// ```
+    pub fn step(
+        &mut self,
+        schedule: &mut Schedule,
+        world: &mut World,
+    ) -> Result<FixedTime, ScheduleError> {
+        let time = FixedTime {
+            dt: self.dt,
+            step: self.steps,
+        };
+        self.steps += 1;
+        world.insert_resource(time);
+        schedule.run(world)?;
+        Ok(time)
     }
 }

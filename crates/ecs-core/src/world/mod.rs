@@ -25,6 +25,7 @@ mod enable;
 pub(crate) mod hooks;
 mod observers;
 mod policy;
+pub(crate) mod register_many;
 mod report;
 mod required;
 mod resources;

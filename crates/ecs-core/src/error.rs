@@ -341,6 +341,14 @@ pub enum SnapshotError {
         /// The component's type name.
         component: String,
     },
+    /// `restore`: a snapshot read from bytes holds a value that is not a valid bit pattern of
+    /// a component registered with `register_checked` (an entity id with generation zero, say).
+    InvalidValue {
+        /// The component's type name.
+        component: String,
+        /// The entity whose value it is.
+        entity: Entity,
+    },
     /// `restore`: the snapshot has rows whose component is disabled, but the world did not
     /// register that component with `register_enableable`.
     NotEnableableInWorld {
@@ -414,6 +422,10 @@ impl fmt::Display for SnapshotError {
                 f,
                 "the snapshot holds bytes of `{component}`, which the world did not register \
                  as pod"
+            ),
+            Self::InvalidValue { component, entity } => write!(
+                f,
+                "the snapshot's `{component}` of entity {entity:?} is not a valid value of it"
             ),
             Self::NotEnableableInWorld { component } => write!(
                 f,

@@ -454,7 +454,7 @@ impl World {
                     .kind(ids[c])
                     .expect("kept columns are registered");
                 let fits = match (data.columns.get_mut(i), kind) {
-                    (Some(Column::Pod(bytes)), ColumnKind::Pod) => {
+                    (Some(Column::Pod(bytes)), ColumnKind::Pod(_)) => {
                         bytes.clear();
                         true
                     }
@@ -468,7 +468,7 @@ impl World {
                 };
                 if !fits {
                     let fresh = match kind {
-                        ColumnKind::Pod => Column::Pod(PodBuf::default()),
+                        ColumnKind::Pod(_) => Column::Pod(PodBuf::default()),
                         ColumnKind::Clone(new) => Column::Cloned(new()),
                     };
                     if i < data.columns.len() {
@@ -822,6 +822,21 @@ impl World {
                             && values.len() == data.entities.len(),
                         "a cloned column moves into a column of its own type, one value a row"
                     );
+                }
+            }
+            // Bytes from outside the process, for a type not every bit pattern of which is a
+            // value (`register_checked`): every value is checked before anything changes.
+            for &(id, from) in &order {
+                let entry = &snap.components[data.components[from] as usize];
+                if let (Column::Pod(bytes), None, Some(ColumnKind::Pod(Some(check)))) =
+                    (&data.columns[from], entry.type_id, self.snapshots.kind(id))
+                {
+                    if let Some(row) = check(bytes) {
+                        return Err(SnapshotError::InvalidValue {
+                            component: entry.name.to_string(),
+                            entity: data.entities[row],
+                        });
+                    }
                 }
             }
             for &(id, from) in &order {

@@ -883,3 +883,82 @@ fn a_snapshot_without_a_registered_resource_hashes_as_the_restored_world() {
     world.insert_resource(3u64);
     assert_ne!(world.state_hash(), snap.state_hash());
 }
+
+/// A component holding an entity id, registered with `register_checked`: snapshotted and
+/// hashed by value, written and read back as bytes, and refused (naming it and the entity,
+/// world untouched) when the bytes hold an id no world issues.
+#[test]
+fn components_holding_entities_round_trip_as_checked_bytes() {
+    #[derive(Clone, Copy, Debug, PartialEq, bytemuck::NoUninit, bytemuck::CheckedBitPattern)]
+    #[repr(C)]
+    struct Target {
+        who: Entity,
+        range: f32,
+        _pad: u32,
+    }
+    let build = || {
+        let mut world = World::with_test_chunk_size(256);
+        world.register_checked::<Target>();
+        world.register_pod::<u32>();
+        world
+    };
+    let mut world = build();
+    for i in 0..77u32 {
+        world.spawn((i,));
+    }
+    let prey = world.spawn(());
+    let hunters: Vec<Entity> = (0..30)
+        .map(|i| {
+            world.spawn((Target {
+                who: prey,
+                range: i as f32,
+                _pad: 0,
+            },))
+        })
+        .collect();
+    let before = world.state_hash();
+    let snap = world.snapshot().unwrap();
+    assert_eq!(snap.state_hash(), before);
+    // The hash reads the id: pointing one hunter elsewhere changes it.
+    world.get_mut::<Target>(hunters[3]).unwrap().who = hunters[0];
+    assert_ne!(world.state_hash(), before);
+    world.restore(&snap).unwrap();
+    assert_eq!(world.state_hash(), before);
+
+    let bytes = snap.to_bytes().unwrap();
+    let mut copy = build();
+    copy.restore(&Snapshot::from_bytes(&bytes).unwrap())
+        .unwrap();
+    copy.check_invariants();
+    assert_eq!(copy.state_hash(), before);
+    assert!(hunters
+        .iter()
+        .all(|&h| copy.get::<Target>(h).unwrap().who == prey));
+
+    // Zero the generation of the last stored `prey` id (a Target column comes after the
+    // archetype rows that hold `prey` itself) and fix the checksum: a well-formed buffer
+    // whose value is no entity.
+    let body = bytes.len() - 8;
+    let mut pattern = prey.index().to_ne_bytes().to_vec();
+    pattern.extend_from_slice(&prey.generation().to_ne_bytes());
+    let at = (0..body - 8)
+        .rev()
+        .find(|&i| bytes[i..i + 8] == pattern[..])
+        .expect("a stored target");
+    let mut bad = bytes[..body].to_vec();
+    bad[at + 4..at + 8].fill(0);
+    bad.extend_from_slice(&Snapshot::checksum_of(&bad).to_le_bytes());
+    let bad = Snapshot::from_bytes(&bad).expect("framing and checksum are fine");
+    let mut target = build();
+    let kept = target.spawn((5u32,));
+    let err = target.restore(&bad).unwrap_err();
+    match &err {
+        SnapshotError::InvalidValue { component, entity } => {
+            assert!(component.ends_with("Target"), "{err}");
+            assert!(hunters.contains(entity), "{err}");
+        }
+        other => panic!("expected InvalidValue, got {other}"),
+    }
+    assert_eq!(target.get::<u32>(kept), Ok(&5), "nothing changed");
+    target.check_invariants();
+}

@@ -390,11 +390,11 @@ fn late_inputs_resimulated_from_a_snapshot_match_a_straight_run() {
         // One step with the input known at real-time step `now` (the last snapshot is the
         // state before it).
         let take_step = |world: &mut World,
-                             physics: &mut Schedule,
-                             fixed: &mut FixedTimestep,
-                             snapshots: &mut Vec<SimSnapshot>,
-                             trace: &mut Vec<(u64, u32)>,
-                             now: u64| {
+                         physics: &mut Schedule,
+                         fixed: &mut FixedTimestep,
+                         snapshots: &mut Vec<SimSnapshot>,
+                         trace: &mut Vec<(u64, u32)>,
+                         now: u64| {
             let step = fixed.total_steps();
             snapshots.push(SimSnapshot::capture(world, &[&*physics], Some(&*fixed)).unwrap());
             let known = if arrived(step, now) {

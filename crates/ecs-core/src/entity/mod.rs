@@ -12,7 +12,14 @@
 //! in *lanes* instead ([`Entities::open_lanes`], `lanes.rs`), so their ids do not depend on
 //! which thread comes first.
 
+#[expect(
+    unsafe_code,
+    reason = "implements bytemuck's NoUninit and CheckedBitPattern for Entity"
+)]
+mod bits;
 mod lanes;
+
+pub use bits::EntityBits;
 
 use std::fmt;
 use std::num::NonZeroU32;

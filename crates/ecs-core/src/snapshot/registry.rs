@@ -10,7 +10,7 @@
 use std::any::{type_name, Any, TypeId};
 use std::mem::{align_of, size_of};
 
-use bytemuck::Pod;
+use bytemuck::{CheckedBitPattern, Pod};
 
 use crate::component::{Component, ComponentId};
 use crate::resource::Resources;
@@ -18,16 +18,33 @@ use crate::resource::Resources;
 /// How one component type is snapshotted.
 #[derive(Clone, Copy)]
 pub(crate) enum ColumnKind {
-    /// Plain bytes: proven by `T: bytemuck::Pod` at registration.
-    Pod,
+    /// Plain bytes: proven by `T: bytemuck::Pod` at registration (`None`), or by
+    /// `T: NoUninit + CheckedBitPattern` (`Some`: the check that bytes read from outside the
+    /// process are valid values, returning the first invalid one's index).
+    Pod(Option<CheckBytes>),
     /// Cloned: the function makes an empty column of the registered type.
     Clone(fn() -> Box<dyn ClonedColumn>),
 }
 
+/// Checks a column's bytes (a whole number of values): the index of the first value that is
+/// not a valid bit pattern, if any.
+pub(crate) type CheckBytes = fn(&[u8]) -> Option<usize>;
+
 impl ColumnKind {
     pub(crate) fn is_pod(self) -> bool {
-        matches!(self, Self::Pod)
+        matches!(self, Self::Pod(_))
     }
+}
+
+/// The [`CheckBytes`] of `T`.
+pub(crate) fn check_bytes<T: CheckedBitPattern>(bytes: &[u8]) -> Option<usize> {
+    let size = size_of::<T>();
+    if size == 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(size)
+        .position(|value| bytemuck::checked::try_pod_read_unaligned::<T>(value).is_err())
 }
 
 /// A type-erased `Vec<T>` of cloned component values, for the `Clone` columns of a snapshot.

@@ -5,10 +5,10 @@
 
 use std::any::Any;
 
-use bytemuck::Pod;
+use bytemuck::{CheckedBitPattern, NoUninit, Pod};
 
 use crate::component::{Component, ComponentId};
-use crate::snapshot::registry::{clone_hooks, new_values, pod_hooks, ColumnKind};
+use crate::snapshot::registry::{check_bytes, clone_hooks, new_values, pod_hooks, ColumnKind};
 use crate::snapshot::state_types::StateValue;
 use crate::world::World;
 
@@ -31,7 +31,46 @@ impl World {
     /// ```
     pub fn register_pod<T: Pod + Component>(&mut self) -> ComponentId {
         let id = self.register_component::<T>();
-        self.snapshots.set(id, ColumnKind::Pod);
+        self.snapshots.set(id, ColumnKind::Pod(None));
+        self.snapshots.states.add::<T>();
+        self.add_cloner::<T>();
+        id
+    }
+
+    /// Registers `T` as a pod component whose bytes are not all valid values: a type holding
+    /// an [`Entity`](crate::Entity) (whose generation is never zero), a `bool` or an enum.
+    /// `bytemuck::NoUninit` proves its bytes can be read; `bytemuck::CheckedBitPattern` says
+    /// which are valid. In every other way it is [`World::register_pod`]'s: copied as bytes,
+    /// hashed by value, written by `to_bytes`. A snapshot read back with
+    /// `Snapshot::from_bytes` has every value of such a column checked when it is restored
+    /// ([`SnapshotError::InvalidValue`](crate::SnapshotError::InvalidValue) names the first bad
+    /// one, before anything changes); snapshots taken in this process are not re-checked.
+    ///
+    /// Entity ids restored this way are the ids the saving world had: restoring into the world
+    /// that saved them (rollback, a save game of the same world) keeps them meaningful.
+    ///
+    /// ```
+    /// # use ecs_core::{Entity, Snapshot, SnapshotError, World};
+    /// #[derive(Clone, Copy, bytemuck::NoUninit, bytemuck::CheckedBitPattern)]
+    /// #[repr(C)]
+    /// struct Target(Entity);
+    ///
+    /// let mut world = World::new();
+    /// world.register_checked::<Target>();
+    /// let prey = world.spawn(());
+    /// let hunter = world.spawn((Target(prey),));
+    /// let bytes = world.snapshot().unwrap().to_bytes().unwrap();
+    ///
+    /// let mut copy = World::new();
+    /// copy.register_checked::<Target>();
+    /// copy.restore(&Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    /// assert_eq!(copy.get::<Target>(hunter).unwrap().0, prey);
+    /// assert_eq!(copy.state_hash(), world.state_hash());
+    /// ```
+    pub fn register_checked<T: NoUninit + CheckedBitPattern + Component>(&mut self) -> ComponentId {
+        let id = self.register_component::<T>();
+        self.snapshots
+            .set(id, ColumnKind::Pod(Some(check_bytes::<T>)));
         self.snapshots.states.add::<T>();
         self.add_cloner::<T>();
         id

@@ -1,7 +1,10 @@
 //! Lockstep with rollback: two peers run the same simulation, each predicting the other's
 //! input until it arrives, rewinding and re-simulating when a prediction was wrong.
 //!
-//! Each peer keeps a ring of snapshots, one per frame (`snapshot_into` reuses its buffers).
+//! Each peer keeps a ring of simulation snapshots, one per frame (`SimSnapshot::capture_into`
+//! reuses its buffers): the world *and* the schedule's state, here the `every_n_runs(30)`
+//! counter of the system that drops a rock into the field, which a world snapshot alone
+//! would not rewind (the rock would then fall on another frame in the re-simulated history).
 //! The remote input for frame `f` arrives `DELAY` frames late; the peer has meanwhile assumed
 //! "same as the last input I know". If the real input differs, the peer restores the snapshot
 //! taken at the start of frame `f` and re-runs frames `f..now` with the corrected inputs. Both
@@ -117,6 +120,12 @@ fn count(mut frames: ResMut<FrameCount>) {
     frames.0 += 1;
 }
 
+/// Every 30th run: a rock falls in where the frame count says.
+fn drop_rock(frames: Res<FrameCount>, mut commands: Commands) {
+    let x = (frames.0 % 17) as f32 - 8.0;
+    commands.spawn((Position([x, 12.0]), Velocity([0.0, -0.2])));
+}
+
 /// The frame's systems.
 pub fn schedule() -> Schedule {
     let mut schedule = Schedule::new();
@@ -125,16 +134,14 @@ pub fn schedule() -> Schedule {
     schedule.add_system(movement);
     schedule.add_system(expire);
     schedule.add_system(count);
+    schedule.add_system(drop_rock).run_if(every_n_runs(30));
     schedule
 }
 
 /// The starting world: two ships and a few drifting rocks.
 pub fn world() -> World {
     let mut world = World::new();
-    world.register_pod::<Position>();
-    world.register_pod::<Velocity>();
-    world.register_pod::<Ship>();
-    world.register_pod::<Shot>();
+    world.register_pods::<(Position, Velocity, Ship, Shot)>();
     world.register_pod_resource::<Inputs>();
     world.register_pod_resource::<FrameCount>();
     world.insert_resource(Inputs::default());
@@ -156,8 +163,8 @@ pub struct Peer {
     pub player: usize,
     world: World,
     schedule: Schedule,
-    /// `ring[f % RING]`: the world at the start of frame `f`.
-    ring: Vec<Snapshot>,
+    /// `ring[f % RING]`: the world and the schedule's state at the start of frame `f`.
+    ring: Vec<SimSnapshot>,
     /// Remote inputs received so far, by frame.
     remote: Vec<Input>,
     /// The remote input each simulated frame used (a prediction until it is confirmed).
@@ -177,7 +184,7 @@ impl Peer {
             player,
             world: world(),
             schedule: schedule(),
-            ring: (0..RING).map(|_| Snapshot::default()).collect(),
+            ring: (0..RING).map(|_| SimSnapshot::default()).collect(),
             remote: Vec::new(),
             used: Vec::new(),
             hashes: Vec::new(),
@@ -219,9 +226,9 @@ impl Peer {
     /// Saves, then simulates frame `frame` with the local script and the remote input it has
     /// (or predicts).
     fn step(&mut self, frame: usize) {
-        self.world
-            .snapshot_into(&mut self.ring[frame % RING], Unregistered::Fail)
-            .expect("every component is registered as pod");
+        self.ring[frame % RING]
+            .capture_into(&self.world, &[&self.schedule], None)
+            .expect("every component and resource is registered for snapshots");
         let remote = self.predict(frame);
         let mut inputs = [Input::default(); 2];
         inputs[self.player] = scripted_input(self.player, frame);
@@ -245,8 +252,9 @@ impl Peer {
             return 0;
         }
         assert!(now - frame < RING, "a rewind past the ring");
-        let snap = &self.ring[frame % RING];
-        self.world.restore(snap).expect("same registry");
+        self.ring[frame % RING]
+            .restore(&mut self.world, &mut [&mut self.schedule], None)
+            .expect("same registry, same schedule");
         for f in frame..now {
             self.step(f);
         }

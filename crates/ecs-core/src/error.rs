@@ -341,6 +341,14 @@ pub enum SnapshotError {
         /// The component's type name.
         component: String,
     },
+    /// `try_state_hash`: an entity holds a component whose value the hash cannot see
+    /// (registered neither as pod nor with `register_hashed`).
+    Unhashed {
+        /// The component's type name.
+        component: String,
+        /// An entity holding it.
+        entity: Entity,
+    },
     /// `restore`: a snapshot read from bytes holds a value that is not a valid bit pattern of
     /// a component registered with `register_checked` (an entity id with generation zero, say).
     InvalidValue {
@@ -422,6 +430,11 @@ impl fmt::Display for SnapshotError {
                 f,
                 "the snapshot holds bytes of `{component}`, which the world did not register \
                  as pod"
+            ),
+            Self::Unhashed { component, entity } => write!(
+                f,
+                "entity {entity:?} holds `{component}`, whose value the state hash cannot see: \
+                 register it with `register_pod`, `register_checked` or `register_hashed`"
             ),
             Self::InvalidValue { component, entity } => write!(
                 f,

@@ -128,6 +128,9 @@ pub(crate) struct ComponentEntry {
     /// Known for snapshots taken in this process; `None` when read from bytes.
     type_id: Option<TypeId>,
     pod: bool,
+    /// The value hasher of a `register_hashed` type (cloned columns only: a snapshot read from
+    /// bytes has none).
+    hash: Option<registry::HashValues>,
 }
 
 /// One archetype's rows.
@@ -289,6 +292,7 @@ impl Snapshot {
     /// ```
     pub fn state_hash(&self) -> u64 {
         let mut h = hash::StateHasher::default();
+        let mut hashes = Vec::new();
         let keys: Vec<u64> = self
             .components
             .iter()
@@ -303,8 +307,19 @@ impl Snapshot {
                 .zip(&arch.columns)
                 .zip(&arch.disabled)
             {
-                if let Column::Pod(bytes) = col {
-                    h.column(keys[c as usize], self.components[c as usize].size, bytes);
+                let entry = &self.components[c as usize];
+                match col {
+                    Column::Pod(bytes) => h.column(keys[c as usize], entry.size, bytes),
+                    Column::Cloned(values) => {
+                        if let Some(hash) = entry.hash {
+                            assert!(Some(values.item_type()) == entry.type_id);
+                            // SAFETY: `values` holds `len` initialised values of the entry's
+                            // type (`ClonedColumn`'s contract, checked just above), which is the
+                            // type `hash` was made for (the registry's invariant 3).
+                            unsafe { hash(values.as_ptr(), values.len(), &mut hashes) };
+                            h.hashed(keys[c as usize], &hashes);
+                        }
+                    }
                 }
                 h.disabled(keys[c as usize], off.iter().map(|&r| r as usize));
             }
@@ -424,6 +439,7 @@ impl World {
                 align: info.align(),
                 type_id: Some(info.type_id()),
                 pod: self.is_pod(id),
+                hash: self.snapshots.hasher(id),
             });
         }
 
@@ -957,13 +973,51 @@ fn pod_bytes<'a>(arch: &Archetype, chunk: &'a Chunk, col: usize) -> &'a [u8] {
 }
 
 impl World {
+    /// [`World::state_hash`] with no blind spots: an error, rather than a hash that counts a
+    /// component by presence only, when a live entity holds a component whose value the hash
+    /// cannot see: one registered neither as pod ([`World::register_pod`],
+    /// [`World::register_checked`]) nor as hashed ([`World::register_hashed`]). Zero-sized
+    /// components (tags) are all presence and always pass.
+    ///
+    /// # Errors
+    /// [`SnapshotError::Unhashed`], naming the first such component and an entity holding it.
+    ///
+    /// ```
+    /// # use ecs_core::{SnapshotError, World};
+    /// struct Tag;
+    /// let mut world = World::new();
+    /// world.register_pod::<u32>();
+    /// world.spawn((1u32, Tag));
+    /// assert_eq!(world.try_state_hash(), Ok(world.state_hash()));
+    /// world.spawn((String::from("x"),));
+    /// assert!(matches!(world.try_state_hash(), Err(SnapshotError::Unhashed { .. })));
+    /// world.register_hashed::<String>();
+    /// assert!(world.try_state_hash().is_ok());
+    /// ```
+    pub fn try_state_hash(&self) -> Result<u64, SnapshotError> {
+        let components = self.components();
+        for arch in self.archetypes().iter().filter(|a| !a.is_empty()) {
+            for id in arch.component_ids() {
+                let info = components.info(id);
+                if info.size() > 0 && !self.is_pod(id) && self.snapshots.hasher(id).is_none() {
+                    return Err(SnapshotError::Unhashed {
+                        component: info.name().to_string(),
+                        entity: arch.chunks()[0].entities()[0],
+                    });
+                }
+            }
+        }
+        Ok(self.state_hash())
+    }
+
     /// A 64-bit hash of the live entities and their pod component values: equal for two worlds
     /// that hold the same entity ids with the same components, the same pod values and the
     /// same values of pod resources ([`World::register_pod_resource`]; an absent one counts
-    /// as unregistered), whatever
-    /// their chunk sizes, archetype creation orders, row orders or the number of threads that
-    /// ran them. Non-pod components count by presence; cloned resources and the free list are
-    /// not hashed. The way to check determinism across runs and machines (of the same byte order):
+    /// as unregistered), whatever their chunk sizes, archetype creation orders, row orders or
+    /// the number of threads that ran them. Components registered with
+    /// [`World::register_hashed`] count by their `Hash`; other non-pod components count by
+    /// presence only ([`World::try_state_hash`] refuses those); cloned resources and the free
+    /// list are not hashed. The way to check determinism across runs and machines (of the same byte order):
     /// compare hashes frame by frame. See the hash module's docs for the construction.
     ///
     /// Cost: about one 64-bit multiply per 8 bytes of pod data plus two per entity; one pass.
@@ -991,6 +1045,7 @@ impl World {
             *keys[id.index()].get_or_insert_with(|| hash::component_key(components.info(id).name()))
         };
         let mut h = hash::StateHasher::default();
+        let mut hashes = Vec::new();
         for arch in self.archetypes().iter().filter(|a| !a.is_empty()) {
             let arch_key = hash::archetype_key(arch.component_ids().map(&mut key));
             let pods: Vec<(usize, u64)> = arch
@@ -998,6 +1053,13 @@ impl World {
                 .enumerate()
                 .filter(|&(_, id)| self.is_pod(id))
                 .map(|(c, id)| (c, key(id)))
+                .collect();
+            let hashed: Vec<(usize, u64, registry::HashValues)> = arch
+                .component_ids()
+                .enumerate()
+                // Pod columns are hashed as bytes above, even if also registered hashed.
+                .filter(|&(_, id)| !self.is_pod(id))
+                .filter_map(|(c, id)| Some((c, key(id), self.snapshots.hasher(id)?)))
                 .collect();
             let toggled: Vec<(usize, u64)> = arch
                 .enableable_columns()
@@ -1009,6 +1071,19 @@ impl World {
                 h.rows(chunk.entities(), arch_key);
                 for &(c, k) in &pods {
                     h.column(k, arch.layout().size(c), pod_bytes(arch, chunk, c));
+                }
+                for &(c, k, hash) in &hashed {
+                    // SAFETY: rows `0..len` of column `c` are initialised values of its type
+                    // (`Chunk` invariant 2), the type `hash` was made for (the registry's
+                    // invariant 3); `&self` keeps writers out.
+                    unsafe {
+                        hash(
+                            arch.column_base(chunk, c).as_ptr(),
+                            chunk.len(),
+                            &mut hashes,
+                        )
+                    };
+                    h.hashed(k, &hashes);
                 }
                 for &(slot, k) in &toggled {
                     let mask = chunk.enable_bits().get(slot);

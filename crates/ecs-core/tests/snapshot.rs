@@ -962,3 +962,47 @@ fn components_holding_entities_round_trip_as_checked_bytes() {
     assert_eq!(target.get::<u32>(kept), Ok(&5), "nothing changed");
     target.check_invariants();
 }
+
+/// Cloned components registered with `register_hashed` count by value in the world's hash and
+/// in the snapshot's, which agree across chunk sizes and a restore; `try_state_hash` refuses a
+/// world with a component the hash cannot see.
+#[test]
+fn hashed_cloned_components_count_by_value() {
+    #[derive(Clone, Hash, PartialEq, Debug)]
+    struct Name(String);
+    let build = |chunk: usize, names: &[&str]| {
+        let mut world = World::with_test_chunk_size(chunk);
+        world.register_hashed::<Name>();
+        world.register_pod::<u32>();
+        world.register_hashed::<u32>(); // pod already: stays pod, hashed as bytes once
+        for (i, n) in names.iter().enumerate() {
+            world.spawn((Name(n.to_string()), i as u32));
+        }
+        world
+    };
+    let names: Vec<String> = (0..40).map(|i| format!("unit-{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (mut a, b) = (build(256, &names), build(1024, &names));
+    assert_eq!(a.state_hash(), b.state_hash(), "chunk size does not count");
+    assert_eq!(a.try_state_hash(), Ok(a.state_hash()));
+    let snap = a.snapshot().unwrap();
+    assert_eq!(snap.state_hash(), a.state_hash());
+    let e = snap.entities().nth(17).unwrap();
+    a.get_mut::<Name>(e).unwrap().0.push('!');
+    assert_ne!(a.state_hash(), b.state_hash(), "a renamed unit counts");
+    a.restore(&snap).unwrap();
+    assert_eq!(a.state_hash(), b.state_hash());
+
+    // A cloned component without a hash counts by presence, and `try_state_hash` says so.
+    #[derive(Clone)]
+    struct Notes(#[allow(dead_code, reason = "a value the hash cannot see")] Vec<u8>);
+    a.register_clone::<Notes>();
+    let noted = a.spawn((Notes(vec![1]),));
+    match a.try_state_hash() {
+        Err(SnapshotError::Unhashed { component, entity }) => {
+            assert!(component.ends_with("Notes"));
+            assert_eq!(entity, noted);
+        }
+        other => panic!("expected Unhashed, got {other:?}"),
+    }
+}

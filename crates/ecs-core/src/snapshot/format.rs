@@ -354,6 +354,7 @@ impl<'a> Reader<'a> {
                 align,
                 type_id: None,
                 pod: true,
+                hash: None,
             });
         }
 

@@ -70,6 +70,47 @@ fn entity_seed(e: Entity) -> u64 {
     mum(e.to_bits() ^ P0, P1)
 }
 
+/// A `std::hash::Hasher` with a fixed seed, for hashing cloned component values through their
+/// `Hash` impls: the same value gives the same `u64` in every run and process (unlike
+/// `std`'s randomly seeded `DefaultHasher`). Bytes are folded 8 at a time with `mum`. Note that
+/// `usize` and pointer-sized writes differ between 32- and 64-bit targets.
+pub(crate) struct StableHasher {
+    state: u64,
+    len: u64,
+}
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        Self { state: P0, len: 0 }
+    }
+}
+
+impl std::hash::Hasher for StableHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in words.by_ref() {
+            self.state = mum(self.state ^ word(w), P2);
+        }
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            self.state = mum(self.state ^ word(tail), P3);
+        }
+        self.len = self.len.wrapping_add(bytes.len() as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.state = mum(self.state ^ n, P2);
+        self.len = self.len.wrapping_add(8);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        mum(self.state ^ P1, self.len ^ P3)
+    }
+}
+
 /// Accumulates the terms of one state hash.
 #[derive(Default)]
 pub(crate) struct StateHasher {
@@ -110,6 +151,17 @@ impl StateHasher {
                 .zip(bytes.chunks_exact(size))
                 .fold(0u64, |s, (&seed, v)| s.wrapping_add(value(seed ^ key, v))),
         };
+        self.sum = self.sum.wrapping_add(sum);
+    }
+
+    /// Adds the values of a hashed cloned column of the entities of the last `rows` call, one
+    /// `u64` per entity (from [`StableHasher`]): as `column` does for 8-byte pod values.
+    pub(crate) fn hashed(&mut self, key: u64, hashes: &[u64]) {
+        debug_assert_eq!(hashes.len(), self.seeds.len());
+        let key = key ^ P2;
+        let sum = self.seeds.iter().zip(hashes).fold(0u64, |s, (&seed, &h)| {
+            s.wrapping_add(value(seed ^ key, &h.to_le_bytes()))
+        });
         self.sum = self.sum.wrapping_add(sum);
     }
 

@@ -8,10 +8,12 @@
 //! [`World::register_clone`].
 
 use std::any::{type_name, Any, TypeId};
+use std::hash::{Hash, Hasher};
 use std::mem::{align_of, size_of};
 
 use bytemuck::{CheckedBitPattern, Pod};
 
+use super::hash::StableHasher;
 use crate::component::{Component, ComponentId};
 use crate::resource::Resources;
 
@@ -74,6 +76,8 @@ pub(crate) unsafe trait ClonedColumn: Send + Sync {
     /// `start + count <= len()`, `dst` is valid and aligned for writing `count` values of
     /// `item_type`, and no value is moved out twice.
     unsafe fn move_out(&self, start: usize, count: usize, dst: *mut u8);
+    /// The address of the first value (aligned; dangling but aligned when empty).
+    fn as_ptr(&self) -> *const u8;
     /// Forgets every value without dropping it.
     ///
     /// # Safety
@@ -120,11 +124,37 @@ unsafe impl<T: Component + Clone> ClonedColumn for Values<T> {
         }
     }
 
+    fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast()
+    }
+
     unsafe fn forget_all(&mut self) {
         // SAFETY: 0 is within capacity, and every value was moved out (caller contract), so
         // forgetting them drops nothing twice.
         unsafe { self.0.set_len(0) };
     }
+}
+
+/// Hashes `count` values of one type at a raw address into `out` (one `u64` each, in order).
+///
+/// # Safety
+/// The address holds `count` initialised, aligned values of the type the function was made
+/// for, not written while it runs.
+pub(crate) type HashValues = unsafe fn(*const u8, usize, &mut Vec<u64>);
+
+/// The [`HashValues`] of `T`: each value through its `Hash` impl and a fixed-seed hasher.
+///
+/// # Safety
+/// As [`HashValues`], for `T`.
+pub(crate) unsafe fn hash_values<T: Hash>(values: *const u8, count: usize, out: &mut Vec<u64>) {
+    // SAFETY: the caller's contract; a zero-sized `T` needs only alignment, which it has.
+    let values = unsafe { std::slice::from_raw_parts(values.cast::<T>(), count) };
+    out.clear();
+    out.extend(values.iter().map(|v| {
+        let mut h = StableHasher::default();
+        v.hash(&mut h);
+        h.finish()
+    }));
 }
 
 pub(crate) fn new_values<T: Component + Clone>() -> Box<dyn ClonedColumn> {
@@ -230,9 +260,11 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
 ///    registered through `register_pod::<T: Pod>`; `Some(Clone(f))` only if `f` is
 ///    `new_values::<T>` for that type.
 /// 2. `resources` holds at most one entry per `TypeId`, each built for its type.
+/// 3. `hashers[id]` is `Some(f)` only if `f` is `hash_values::<T>` for the type with that id.
 #[derive(Default)]
 pub(crate) struct SnapshotRegistry {
     kinds: Vec<Option<ColumnKind>>,
+    hashers: Vec<Option<HashValues>>,
     resources: Vec<ResourceHooks>,
     /// Clone functions for state values (simulation snapshots).
     pub(crate) states: super::state_types::StateTypes,
@@ -243,6 +275,19 @@ impl SnapshotRegistry {
     #[inline]
     pub(crate) fn kind(&self, id: ComponentId) -> Option<ColumnKind> {
         self.kinds.get(id.index()).copied().flatten()
+    }
+
+    /// How component `id`'s values are hashed, if it was registered with `register_hashed`.
+    #[inline]
+    pub(crate) fn hasher(&self, id: ComponentId) -> Option<HashValues> {
+        self.hashers.get(id.index()).copied().flatten()
+    }
+
+    pub(crate) fn set_hasher(&mut self, id: ComponentId, hasher: HashValues) {
+        if self.hashers.len() <= id.index() {
+            self.hashers.resize(id.index() + 1, None);
+        }
+        self.hashers[id.index()] = Some(hasher);
     }
 
     pub(crate) fn set(&mut self, id: ComponentId, kind: ColumnKind) {

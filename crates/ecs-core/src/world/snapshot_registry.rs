@@ -4,11 +4,14 @@
 //! `crate::snapshot::registry`'s; taking and restoring snapshots is `crate::snapshot`'s.
 
 use std::any::Any;
+use std::hash::Hash;
 
 use bytemuck::{CheckedBitPattern, NoUninit, Pod};
 
 use crate::component::{Component, ComponentId};
-use crate::snapshot::registry::{check_bytes, clone_hooks, new_values, pod_hooks, ColumnKind};
+use crate::snapshot::registry::{
+    check_bytes, clone_hooks, hash_values, new_values, pod_hooks, ColumnKind,
+};
 use crate::snapshot::state_types::StateValue;
 use crate::world::World;
 
@@ -73,6 +76,29 @@ impl World {
             .set(id, ColumnKind::Pod(Some(check_bytes::<T>)));
         self.snapshots.states.add::<T>();
         self.add_cloner::<T>();
+        id
+    }
+
+    /// [`World::register_clone`], and [`World::state_hash`] hashes every value through `T`'s
+    /// `Hash` impl (with a fixed-seed hasher, so runs and processes agree) instead of counting
+    /// it by presence only. A type already pod stays pod (and hashed as bytes).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let build = |name: &str| {
+    ///     let mut world = World::new();
+    ///     world.register_hashed::<String>();
+    ///     world.spawn((name.to_string(),));
+    ///     world
+    /// };
+    /// assert_eq!(build("ann").state_hash(), build("ann").state_hash());
+    /// assert_ne!(build("ann").state_hash(), build("bob").state_hash());
+    /// let world = build("ann");
+    /// assert_eq!(world.snapshot().unwrap().state_hash(), world.state_hash());
+    /// ```
+    pub fn register_hashed<T: Clone + Hash + Component>(&mut self) -> ComponentId {
+        let id = self.register_clone::<T>();
+        self.snapshots.set_hasher(id, hash_values::<T>);
         id
     }
 

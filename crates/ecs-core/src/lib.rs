@@ -92,7 +92,8 @@ pub use chunk_pool::{ChunkPool, PoolStats};
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use derived_bundles::derived_bundle_name;
 pub use enable::{ChunkMasks, EnableMask};
-pub use entity::{Entities, Entity, EntityBits, Location};
+pub use entity::bits::EntityBits;
+pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{
     CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,

@@ -202,6 +202,7 @@ fn declare(
 ) -> Result<(), AccessConflict> {
     ids.iter().try_for_each(|&id| {
         if write {
+            crate::element::refuse_immutable(components, id);
             access.add_write(id, components)
         } else {
             access.add_read(id, components)
@@ -255,150 +256,97 @@ impl<L: ComponentList> FilteredEntityMuts<'_, L> {
     }
 }
 
-// SAFETY: forwards every fetch to `EntityRef`'s (which reads only rows `0..len` of the chunk's
-// entity column and the row's components through the world); items read only listed types,
-// each declared as a read by `update_access`; matches every archetype.
-unsafe impl<'a, L: ComponentList> WorldQuery for FilteredEntityRef<'a, L> {
-    type Item<'w> = FilteredEntityRef<'w, L>;
-    type Slice<'w> = FilteredEntityRefs<'w, L>;
-    type Fetch = EntityRefFetch;
-    type ArchetypeFetch = ArchetypeId;
-    type Kind = ReadKind;
-    type ReadOnly = Self;
-    type State = Box<[ComponentId]>;
+/// The `WorldQuery` impl of a filtered view: state, access and matching of its own, every
+/// fetch forwarded to the full view `$full` it wraps (same `Fetch`, same cache).
+macro_rules! filtered_view_query {
+    ($view:ident, $slice:ident, $full:ident, $fetch:ty, $kind:ty, $read_only:ty, write: $write:expr) => {
+        // SAFETY: forwards every fetch to `$full`'s (which touches only rows `0..len` of the
+        // chunk: its entity column, and the row's components through the views); items touch
+        // only listed types, each declared by `update_access` (as a write where `$write`, a
+        // read otherwise); matches every archetype; `ReadOnly` is the read-only view, with the
+        // same state and cache.
+        unsafe impl<'a, L: ComponentList> WorldQuery for $view<'a, L> {
+            type Item<'w> = $view<'w, L>;
+            type Slice<'w> = $slice<'w, L>;
+            type Fetch = $fetch;
+            type ArchetypeFetch = ArchetypeId;
+            type Kind = $kind;
+            type ReadOnly = $read_only;
+            type State = Box<[ComponentId]>;
 
-    fn init_state(components: &mut Components) -> Self::State {
-        L::register(components)
-    }
+            fn init_state(components: &mut Components) -> Self::State {
+                L::register(components)
+            }
 
-    fn update_access(
-        ids: &Self::State,
-        access: &mut Access,
-        components: &Components,
-    ) -> Result<(), AccessConflict> {
-        declare(ids, access, components, false)
-    }
+            fn update_access(
+                ids: &Self::State,
+                access: &mut Access,
+                components: &Components,
+            ) -> Result<(), AccessConflict> {
+                declare(ids, access, components, $write)
+            }
 
-    fn matches(_: &Self::State, _: &Signature) -> bool {
-        true
-    }
+            fn matches(_: &Self::State, _: &Signature) -> bool {
+                true
+            }
 
-    fn archetype_fetch(_: &Self::State, archetype: &Archetype) -> ArchetypeId {
-        archetype.id()
-    }
+            fn archetype_fetch(_: &Self::State, archetype: &Archetype) -> ArchetypeId {
+                archetype.id()
+            }
 
-    #[inline]
-    unsafe fn fetch(cached: &ArchetypeId, chunk: &Chunk, tick: Tick) -> EntityRefFetch {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { <EntityRef<'a> as WorldQuery>::fetch(cached, chunk, tick) }
-    }
+            #[inline]
+            unsafe fn fetch(cached: &ArchetypeId, chunk: &Chunk, tick: Tick) -> $fetch {
+                // SAFETY: the caller's contract, forwarded.
+                unsafe { <$full<'a> as WorldQuery>::fetch(cached, chunk, tick) }
+            }
 
-    #[inline]
-    unsafe fn fetch_in(
-        cached: &ArchetypeId,
-        chunk: &Chunk,
-        tick: Tick,
-        world: &World,
-    ) -> EntityRefFetch {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { <EntityRef<'a> as WorldQuery>::fetch_in(cached, chunk, tick, world) }
-    }
+            #[inline]
+            unsafe fn fetch_in(
+                cached: &ArchetypeId,
+                chunk: &Chunk,
+                tick: Tick,
+                world: &World,
+            ) -> $fetch {
+                // SAFETY: the caller's contract, forwarded.
+                unsafe { <$full<'a> as WorldQuery>::fetch_in(cached, chunk, tick, world) }
+            }
 
-    #[inline]
-    unsafe fn item<'w>(fetch: &mut EntityRefFetch, row: usize) -> Self::Item<'w> {
-        // SAFETY: the caller's contract, forwarded.
-        FilteredEntityRef::new(unsafe { <EntityRef<'a> as WorldQuery>::item(fetch, row) })
-    }
+            #[inline]
+            unsafe fn item<'w>(fetch: &mut $fetch, row: usize) -> Self::Item<'w> {
+                // SAFETY: the caller's contract, forwarded.
+                $view::new(unsafe { <$full<'a> as WorldQuery>::item(fetch, row) })
+            }
 
-    #[inline]
-    unsafe fn slice<'w>(fetch: &EntityRefFetch, len: usize) -> Self::Slice<'w> {
-        FilteredEntityRefs {
-            // SAFETY: the caller's contract, forwarded.
-            inner: unsafe { <EntityRef<'a> as WorldQuery>::slice(fetch, len) },
-            _list: PhantomData,
+            #[inline]
+            unsafe fn slice<'w>(fetch: &$fetch, len: usize) -> Self::Slice<'w> {
+                $slice {
+                    // SAFETY: the caller's contract, forwarded.
+                    inner: unsafe { <$full<'a> as WorldQuery>::slice(fetch, len) },
+                    _list: PhantomData,
+                }
+            }
+
+            #[inline]
+            unsafe fn unslice(slice: Self::Slice<'_>) -> $fetch {
+                // SAFETY: the slice came from `slice` (caller contract), forwarded.
+                unsafe { <$full<'a> as WorldQuery>::unslice(slice.inner) }
+            }
         }
-    }
 
-    #[inline]
-    unsafe fn unslice(slice: Self::Slice<'_>) -> EntityRefFetch {
-        // SAFETY: the slice came from `slice` (caller contract), forwarded.
-        unsafe { <EntityRef<'a> as WorldQuery>::unslice(slice.inner) }
-    }
+        impl<L: ComponentList> ExactQuery for $view<'_, L> {}
+    };
 }
 
-// SAFETY: declares reads only, and items only read.
+filtered_view_query!(FilteredEntityRef, FilteredEntityRefs, EntityRef, EntityRefFetch, ReadKind, Self, write: false);
+filtered_view_query!(
+    FilteredEntityMut,
+    FilteredEntityMuts,
+    EntityMut,
+    EntityMutFetch,
+    WriteKind,
+    FilteredEntityRef<'a, L>,
+    write: true
+);
+
+// SAFETY: declares reads only (`write: false`), and items only read.
 unsafe impl<L: ComponentList> ReadOnlyQuery for FilteredEntityRef<'_, L> {}
-impl<L: ComponentList> ExactQuery for FilteredEntityRef<'_, L> {}
-
-// SAFETY: forwards every fetch to `EntityMut`'s; items write only listed types (each declared
-// as a write by `update_access`) and only in their own row, stamping what they write; matches
-// every archetype; `ReadOnly` is `FilteredEntityRef<L>`, with the same state and cache.
-unsafe impl<'a, L: ComponentList> WorldQuery for FilteredEntityMut<'a, L> {
-    type Item<'w> = FilteredEntityMut<'w, L>;
-    type Slice<'w> = FilteredEntityMuts<'w, L>;
-    type Fetch = EntityMutFetch;
-    type ArchetypeFetch = ArchetypeId;
-    type Kind = WriteKind;
-    type ReadOnly = FilteredEntityRef<'a, L>;
-    type State = Box<[ComponentId]>;
-
-    fn init_state(components: &mut Components) -> Self::State {
-        L::register(components)
-    }
-
-    fn update_access(
-        ids: &Self::State,
-        access: &mut Access,
-        components: &Components,
-    ) -> Result<(), AccessConflict> {
-        declare(ids, access, components, true)
-    }
-
-    fn matches(_: &Self::State, _: &Signature) -> bool {
-        true
-    }
-
-    fn archetype_fetch(_: &Self::State, archetype: &Archetype) -> ArchetypeId {
-        archetype.id()
-    }
-
-    #[inline]
-    unsafe fn fetch(cached: &ArchetypeId, chunk: &Chunk, tick: Tick) -> EntityMutFetch {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { <EntityMut<'a> as WorldQuery>::fetch(cached, chunk, tick) }
-    }
-
-    #[inline]
-    unsafe fn fetch_in(
-        cached: &ArchetypeId,
-        chunk: &Chunk,
-        tick: Tick,
-        world: &World,
-    ) -> EntityMutFetch {
-        // SAFETY: the caller's contract, forwarded.
-        unsafe { <EntityMut<'a> as WorldQuery>::fetch_in(cached, chunk, tick, world) }
-    }
-
-    #[inline]
-    unsafe fn item<'w>(fetch: &mut EntityMutFetch, row: usize) -> Self::Item<'w> {
-        // SAFETY: the caller's contract, forwarded.
-        FilteredEntityMut::new(unsafe { <EntityMut<'a> as WorldQuery>::item(fetch, row) })
-    }
-
-    #[inline]
-    unsafe fn slice<'w>(fetch: &EntityMutFetch, len: usize) -> Self::Slice<'w> {
-        FilteredEntityMuts {
-            // SAFETY: the caller's contract, forwarded.
-            inner: unsafe { <EntityMut<'a> as WorldQuery>::slice(fetch, len) },
-            _list: PhantomData,
-        }
-    }
-
-    #[inline]
-    unsafe fn unslice(slice: Self::Slice<'_>) -> EntityMutFetch {
-        // SAFETY: the slice came from `slice` (caller contract), forwarded.
-        unsafe { <EntityMut<'a> as WorldQuery>::unslice(slice.inner) }
-    }
-}
-
-impl<L: ComponentList> ExactQuery for FilteredEntityMut<'_, L> {}

@@ -16,10 +16,8 @@
     unsafe_code,
     reason = "implements bytemuck's NoUninit and CheckedBitPattern for Entity"
 )]
-mod bits;
+pub(crate) mod bits;
 mod lanes;
-
-pub use bits::EntityBits;
 
 use std::fmt;
 use std::num::NonZeroU32;

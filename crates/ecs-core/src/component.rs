@@ -113,6 +113,9 @@ pub struct ComponentInfo {
     /// Whether the owning world runs lifecycle hooks for this type (see
     /// `World::set_component_hooks`).
     hooked: bool,
+    /// Whether values may only be replaced through structural changes (insert), never
+    /// written in place (see `ComponentHooks::immutable`).
+    immutable: bool,
 }
 
 impl ComponentInfo {
@@ -158,7 +161,26 @@ impl ComponentInfo {
             enableable: false,
             chunk_component: false,
             hooked: false,
+            immutable: false,
         }
+    }
+
+    /// Whether the type is *immutable*: its values change only by `insert` (which runs its
+    /// hooks), never in place: `World::get_mut`, `RefRW<T>` / `&mut T` query elements and
+    /// `EntityMut::get_mut` refuse it. Relationships (`ChildOf`) and their target lists
+    /// (`Children`) are, so their two sides cannot be made to disagree by a write.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// let id = world.register_component::<ChildOf>(); // immutable from its first use
+    /// assert!(world.components().info(id).is_immutable());
+    /// let n = world.register_component::<u32>();
+    /// assert!(!world.components().info(n).is_immutable());
+    /// ```
+    #[inline]
+    pub fn is_immutable(&self) -> bool {
+        self.immutable
     }
 
     /// Whether the owning world runs lifecycle hooks for this type (see
@@ -401,6 +423,8 @@ pub struct Components {
     any_hooked: bool,
     /// Types given hooks before this registry saw them: each is marked hooked when registered.
     hooked_later: Vec<TypeId>,
+    /// Types made immutable before this registry saw them, likewise.
+    immutable_later: Vec<TypeId>,
 }
 
 impl Default for Components {
@@ -426,6 +450,7 @@ impl Components {
             planning: false,
             any_hooked: false,
             hooked_later: Vec::new(),
+            immutable_later: Vec::new(),
         }
     }
 
@@ -539,6 +564,7 @@ impl Components {
             planning: self.planning,
             any_hooked: self.any_hooked,
             hooked_later: self.hooked_later.clone(),
+            immutable_later: self.immutable_later.clone(),
         }
     }
 
@@ -578,6 +604,10 @@ impl Components {
             info.hooked = true;
             self.any_hooked = true;
         }
+        if let Some(at) = self.immutable_later.iter().position(|&t| t == info.type_id) {
+            self.immutable_later.swap_remove(at);
+            info.immutable = true;
+        }
         self.by_type.insert(info.type_id, id);
         self.infos.push(info);
         id
@@ -592,6 +622,15 @@ impl Components {
 
     /// Marks the type `type_id` hooked, now if it is registered, else when it is. Only the
     /// world calls this, for the types it keeps hooks for.
+    /// Marks the type immutable (now, or when it is registered).
+    pub(crate) fn set_immutable(&mut self, type_id: TypeId) {
+        match self.id_of(type_id) {
+            Some(id) => self.infos[id.index()].immutable = true,
+            None if !self.immutable_later.contains(&type_id) => self.immutable_later.push(type_id),
+            None => {}
+        }
+    }
+
     pub(crate) fn set_hooked(&mut self, type_id: TypeId) {
         match self.id_of(type_id) {
             Some(id) => {

@@ -169,6 +169,14 @@ pub enum ComponentError {
         /// How many sources point at it.
         sources: usize,
     },
+    /// The component is immutable (a relationship, its target list, or a type made so with
+    /// `ComponentHooks::immutable`): change it with `insert`, which runs its hooks.
+    Immutable {
+        /// The entity.
+        entity: Entity,
+        /// The type's name.
+        component: &'static str,
+    },
 }
 
 impl fmt::Display for ComponentError {
@@ -184,6 +192,11 @@ impl fmt::Display for ComponentError {
             Self::NotChunkComponent { component } => {
                 write!(f, "`{component}` is not a chunk component")
             }
+            Self::Immutable { entity, component } => write!(
+                f,
+                "`{component}` of entity {entity:?} is immutable: change it with `insert`, \
+                 which runs its hooks"
+            ),
             Self::DespawnRefused {
                 entity,
                 relationship,

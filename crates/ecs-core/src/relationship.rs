@@ -20,9 +20,10 @@
 //! A relationship naming a dead entity or its own source is dropped from the source when the
 //! hooks run (its target list could not exist).
 //!
-//! The hooks see changes made through `insert`, `remove` and despawn (commands included).
-//! Writing a relationship's value through `&mut` (a query's `&mut ChildOf`, `get_mut`) does not
-//! run them: re-insert the component instead. [`World::check_invariants`] finds a disagreement.
+//! The hooks see changes made through `insert`, `remove` and despawn (commands included), the
+//! only ways to change either side: both are immutable components
+//! ([`ComponentInfo::is_immutable`](crate::ComponentInfo::is_immutable)), so `get_mut`, a
+//! query's `&mut ChildOf` and `EntityMut::get_mut` refuse them. Re-insert to re-parent.
 
 use smallvec::SmallVec;
 
@@ -142,12 +143,14 @@ impl World {
             .on_replace(source_replaced::<R>);
         source.check_invariants = Some(check_relationship::<R>);
         source.relationship = true;
+        source.immutable = true;
         self.set_component_hooks::<R>(source)?;
         let mut target = ComponentHooks::new()
             .on_insert(target_inserted::<R::Target>)
             .on_replace(target_replaced::<R::Target>);
         target.check_despawn = Some(refuse_despawn::<R::Target>);
         target.relationship_target = true;
+        target.immutable = true;
         self.set_component_hooks::<R::Target>(target)
     }
 
@@ -260,7 +263,7 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
         detach::<R>(world, source, target);
         return;
     }
-    match world.get_mut::<R::Target>(target) {
+    match world.get_mut_in_place::<R::Target>(target) {
         Ok(list) => {
             if !list.sources().contains(&source) {
                 list.sources_mut().push(source);
@@ -275,7 +278,7 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
 
 /// Takes `source` out of `target`'s list; an emptied list is removed.
 fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Entity) {
-    let Ok(list) = world.get_mut::<T>(target) else {
+    let Ok(list) = world.get_mut_in_place::<T>(target) else {
         return;
     };
     list.sources_mut().retain(|&s| s != source);
@@ -287,7 +290,7 @@ fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Enti
 /// Makes `source` point at `target` (the target's list already names it).
 fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entity) {
     if source == target || !world.contains(source) {
-        if let Ok(list) = world.get_mut::<T>(target) {
+        if let Ok(list) = world.get_mut_in_place::<T>(target) {
             list.sources_mut().retain(|&s| s != source);
         }
         return;
@@ -295,7 +298,7 @@ fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entit
     if points_at::<T::Relationship>(world, source, target) {
         return;
     }
-    if let Ok(relationship) = world.get_mut::<T::Relationship>(source) {
+    if let Ok(relationship) = world.get_mut_in_place::<T::Relationship>(source) {
         if let Some(targets) = relationship.targets_mut() {
             targets.push(target);
             return;
@@ -308,7 +311,7 @@ fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entit
 /// Drops `target` from `source`'s relationship: from the list of a many-to-many one (removing
 /// the component once no target is left), or the whole component otherwise.
 fn detach<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
-    let Ok(relationship) = world.get_mut::<R>(source) else {
+    let Ok(relationship) = world.get_mut_in_place::<R>(source) else {
         return;
     };
     if let Some(targets) = relationship.targets_mut() {

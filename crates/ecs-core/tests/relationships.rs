@@ -316,3 +316,28 @@ fn spawn_batch_of_children() {
     assert_eq!(world.children(p), ids.as_slice());
     world.check_invariants();
 }
+
+/// Both sides of a relationship are immutable: no in-place write can make them disagree;
+/// re-parenting goes through `insert`, whose hooks keep `Children` in step.
+#[test]
+fn relationship_components_cannot_be_written_in_place() {
+    use ecs_core::ComponentError;
+    let mut world = World::new();
+    let (a, b) = (world.spawn(()), world.spawn(()));
+    let child = world.spawn((ChildOf(a),));
+    assert!(matches!(
+        world.get_mut::<ChildOf>(child),
+        Err(ComponentError::Immutable { entity, component }) if entity == child && component.ends_with("ChildOf")
+    ));
+    let err = world.get_mut::<Children>(a).unwrap_err();
+    assert!(err.to_string().contains("insert"), "{err}");
+    let arch = world.location(child).unwrap().archetype;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.column_mut::<ChildOf>(arch, 0);
+    }));
+    assert!(caught.is_err());
+    world.insert(child, (ChildOf(b),)).unwrap();
+    assert_eq!(world.children(b), [child]);
+    assert!(world.children(a).is_empty());
+    world.check_invariants();
+}

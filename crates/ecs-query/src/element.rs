@@ -114,6 +114,19 @@ impl ArchetypeColumn {
     }
 }
 
+/// Panics if component `id` is immutable: a query may not write it in place.
+#[track_caller]
+pub(crate) fn refuse_immutable(components: &Components, id: ComponentId) {
+    let info = components.info(id);
+    assert!(
+        !info.is_immutable(),
+        "`{}` is immutable (a relationship or its target list, or marked with \
+         `ComponentHooks::immutable`): a query cannot write it in place; `insert` a new value \
+         instead, which runs its hooks",
+        info.name()
+    );
+}
+
 /// Whether `T` is neither zero-sized nor a power of two wide (see `WorldQuery::ODD_WIDTH`).
 const fn odd_width<T>() -> bool {
     size_of::<T>() != 0 && !size_of::<T>().is_power_of_two()
@@ -245,6 +258,7 @@ macro_rules! write_element {
                 access: &mut Access,
                 c: &Components,
             ) -> Result<(), AccessConflict> {
+                refuse_immutable(c, *id);
                 access.add_write(*id, c)
             }
 

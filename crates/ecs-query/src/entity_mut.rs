@@ -129,6 +129,9 @@ impl<'w> EntityMut<'w> {
     /// The entity's `T` for writing, if it has one; marks that component of this row changed
     /// (chunk tick and row tick), as a `RefRW<T>` item does.
     ///
+    /// # Panics
+    /// If `T` is immutable (`ChildOf`, `Children`, other relationships): `insert` instead.
+    ///
     /// ```
     /// # use ecs_core::World;
     /// # use ecs_query::{Changed, EntityMut, QueryExt, RefRO};
@@ -146,7 +149,7 @@ impl<'w> EntityMut<'w> {
     /// assert!(!chunk.changed_since(arch.column(c8).unwrap(), window));
     /// ```
     pub fn get_mut<T: Component>(&mut self) -> Option<&mut T> {
-        let col = self.column::<T>()?;
+        let col = self.writable_column::<T>()?;
         // SAFETY: as in `into_mut`; `&mut self` makes this the only reference for its life.
         Some(unsafe { self.mark_and_cell::<T>(col).as_mut() })
     }
@@ -166,7 +169,7 @@ impl<'w> EntityMut<'w> {
     /// assert_eq!(world.get::<u32>(e), Ok(&9));
     /// ```
     pub fn into_mut<T: Component>(self) -> Option<&'w mut T> {
-        let col = self.column::<T>()?;
+        let col = self.writable_column::<T>()?;
         // SAFETY: `col` is `T`'s column and `row < len` (invariant 1); the row is exclusively
         // ours for `'w` (invariant 2) and consuming the view ends every other borrow of it.
         Some(unsafe { self.mark_and_cell::<T>(col).as_mut() })
@@ -185,6 +188,14 @@ impl<'w> EntityMut<'w> {
         self.world
             .entity(self.entity)
             .expect("a row's entity is live")
+    }
+
+    /// `T`'s column in the archetype, if it has one; panics if `T` is immutable.
+    #[track_caller]
+    fn writable_column<T: Component>(&self) -> Option<usize> {
+        let id = self.world.components().id::<T>()?;
+        crate::element::refuse_immutable(self.world.components(), id);
+        self.archetype.column(id)
     }
 
     /// `T`'s column in the archetype, if it has one.

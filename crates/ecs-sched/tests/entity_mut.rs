@@ -335,3 +335,56 @@ fn filtered_views_declare_and_touch_only_their_listed_types() {
     assert_eq!(name_changed.iter(&world).count(), 0);
     assert_eq!(hp_changed.iter(&world).count(), 3);
 }
+
+/// Immutable components (relationships, and types marked with `ComponentHooks::immutable`)
+/// are refused by every in-place writer: `RefRW<T>` queries and `EntityMut::get_mut`, in a
+/// system too, with a message that says to insert instead; reading them is fine.
+#[test]
+fn immutable_components_are_refused_by_in_place_writers() {
+    use ecs_core::{ChildOf, Children, ComponentHooks};
+    use ecs_query::FilteredEntityMut;
+    struct Sealed(#[allow(dead_code, reason = "a value only insert changes")] u32);
+    let mut world = world();
+    world
+        .set_component_hooks::<Sealed>(ComponentHooks::new().immutable())
+        .unwrap();
+    let parent = world.spawn(());
+    let child = world.spawn((ChildOf(parent), Sealed(1), Hp(5)));
+    let mut message = |f: &mut dyn FnMut(&mut World)| -> String {
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut world)));
+        *caught.unwrap_err().downcast::<String>().unwrap()
+    };
+    for msg in [
+        message(&mut |w| drop(QueryState::<RefRW<ChildOf>>::new(w))),
+        message(&mut |w| drop(QueryState::<&mut Children>::new(w))),
+        message(&mut |w| drop(QueryState::<RefRW<Sealed>>::new(w))),
+        message(&mut |w| drop(QueryState::<FilteredEntityMut<(Hp, Sealed)>>::new(w))),
+        message(&mut |w| {
+            w.query::<EntityMut>().for_each(|mut e| {
+                let _ = e.get_mut::<ChildOf>();
+            })
+        }),
+    ] {
+        assert!(msg.contains("immutable") && msg.contains("insert"), "{msg}");
+    }
+    // Reads and other writes are untouched.
+    let mut n = 0;
+    world.query::<EntityMut>().for_each(|mut e| {
+        if e.get::<ChildOf>().is_some() {
+            e.get_mut::<Hp>().unwrap().0 += 1;
+            n += 1;
+        }
+    });
+    assert_eq!(n, 1);
+    assert_eq!(world.get::<Hp>(child).unwrap().0, 6);
+    // A system writing `ChildOf` in place fails when it first runs, naming the type.
+    fn reparent(mut q: Query<RefRW<ChildOf>>) {
+        q.for_each(|_| {});
+    }
+    let mut schedule = Schedule::single_threaded();
+    schedule.add_system(reparent);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = schedule.run(&mut world);
+    }));
+    assert!(caught.is_err());
+}

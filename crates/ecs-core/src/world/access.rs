@@ -37,7 +37,7 @@ impl World {
     /// ```
     #[inline]
     pub fn get<T: Component>(&self, entity: Entity) -> Result<&T, ComponentError> {
-        let (ptr, _, _, _) = self.component_cell::<T>(entity)?;
+        let (ptr, ..) = self.component_cell::<T>(entity)?;
         // SAFETY: the pointer is to an initialised `T` in a live row; `&self` keeps every
         // writer out (mutation needs `&mut World`, or a scheduler-checked disjoint access).
         Ok(unsafe { ptr.cast::<T>().as_ref() })
@@ -46,7 +46,9 @@ impl World {
     /// Exclusive access to one component; stamps its chunk column as changed.
     ///
     /// # Errors
-    /// As [`World::get`].
+    /// As [`World::get`]; and [`ComponentError::Immutable`] for an immutable type
+    /// ([`ComponentInfo::is_immutable`](crate::ComponentInfo::is_immutable): `ChildOf`,
+    /// `Children`, other relationships): `insert` a new value instead.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -57,8 +59,33 @@ impl World {
     /// ```
     #[inline]
     pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Result<&mut T, ComponentError> {
+        self.write_cell::<T>(entity, true)
+    }
+
+    /// [`World::get_mut`] without the immutability check: for the engine's own upkeep of
+    /// immutable types (a relationship's target list).
+    #[inline]
+    pub(crate) fn get_mut_in_place<T: Component>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<&mut T, ComponentError> {
+        self.write_cell::<T>(entity, false)
+    }
+
+    #[inline]
+    fn write_cell<T: Component>(
+        &mut self,
+        entity: Entity,
+        refuse_immutable: bool,
+    ) -> Result<&mut T, ComponentError> {
         let tick = self.change_tick();
-        let (ptr, chunk, col, r) = self.component_cell::<T>(entity)?;
+        let (ptr, chunk, col, r, immutable) = self.component_cell::<T>(entity)?;
+        if immutable && refuse_immutable {
+            return Err(ComponentError::Immutable {
+                entity,
+                component: type_name::<T>(),
+            });
+        }
         // SAFETY: `&mut self` is write access to every column; `tick` is the current tick;
         // `r` is the entity's row in `chunk`.
         unsafe { chunk.mark_rows_unchecked(col, r..r + 1, tick) };
@@ -103,7 +130,7 @@ impl World {
     fn component_cell<T: Component>(
         &self,
         entity: Entity,
-    ) -> Result<(NonNull<u8>, &Chunk, usize, usize), ComponentError> {
+    ) -> Result<(NonNull<u8>, &Chunk, usize, usize, bool), ComponentError> {
         let loc = self
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
@@ -117,7 +144,8 @@ impl World {
         let (chunk, r) = arch.split_row(loc.row as usize);
         // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`.
         let ptr = unsafe { arch.cell(loc.row as usize, col) };
-        Ok((ptr, &arch.chunks()[chunk], col, r))
+        let immutable = self.components.info(id).is_immutable();
+        Ok((ptr, &arch.chunks()[chunk], col, r, immutable))
     }
 
     /// The component registry itself, for engine code that registers the types of a query or
@@ -184,6 +212,9 @@ impl World {
 
     /// [`World::column`] with write access; stamps the chunk column as changed.
     ///
+    /// # Panics
+    /// If `T` is immutable (as [`World::get_mut`] refuses it).
+    ///
     /// ```
     /// # use ecs_core::World;
     /// let mut world = World::new();
@@ -198,6 +229,13 @@ impl World {
         chunk: usize,
     ) -> Option<&mut [T]> {
         let tick = self.change_tick();
+        if let Some(id) = self.components.id::<T>() {
+            assert!(
+                !self.components.info(id).is_immutable(),
+                "`{}` is immutable: change its values with `insert`, which runs its hooks",
+                type_name::<T>()
+            );
+        }
         let (arch, col) = self.typed_column::<T>(archetype)?;
         let chunk = arch.chunks().get(chunk)?;
         // SAFETY: `&mut self` is write access to every column, `tick` is the current tick, and

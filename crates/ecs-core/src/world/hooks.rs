@@ -56,7 +56,29 @@ impl ComponentHooks {
             check_invariants: None,
             relationship_target: false,
             relationship: false,
+            immutable: false,
         }
+    }
+
+    /// Makes the type *immutable* (bevy's `#[component(immutable)]`): its values change only
+    /// through insert, which runs `on_replace` / `on_insert`, so hooks see every change.
+    /// `World::get_mut` returns [`ComponentError::Immutable`](crate::ComponentError::Immutable),
+    /// and a query with `RefRW<T>` / `&mut T`, or `EntityMut::get_mut::<T>()`, panics naming it.
+    ///
+    /// ```
+    /// # use ecs_core::{ComponentError, ComponentHooks, World};
+    /// struct Cell(u32);
+    /// let mut world = World::new();
+    /// world.set_component_hooks::<Cell>(ComponentHooks::new().immutable()).unwrap();
+    /// let e = world.spawn((Cell(1),));
+    /// assert!(matches!(world.get_mut::<Cell>(e), Err(ComponentError::Immutable { .. })));
+    /// world.insert(e, (Cell(2),)).unwrap(); // the way to change it
+    /// assert_eq!(world.get::<Cell>(e).unwrap().0, 2);
+    /// ```
+    #[must_use]
+    pub const fn immutable(mut self) -> Self {
+        self.immutable = true;
+        self
     }
 
     /// Runs `hook` after an entity gains the type (spawn, or insert of a type it lacked).
@@ -258,6 +280,9 @@ impl World {
         }
         self.hooks.insert(type_id, hooks);
         self.components.set_hooked(type_id);
+        if hooks.immutable {
+            self.components.set_immutable(type_id);
+        }
         Ok(())
     }
 

@@ -210,6 +210,8 @@ pub struct ComponentHooks {
     pub(crate) relationship_target: bool,
     /// Whether the type is a relationship (its entity ids name entities of this world).
     pub(crate) relationship: bool,
+    /// Whether values change only through insert ([`ComponentHooks::immutable`]).
+    pub(crate) immutable: bool,
 }
 
 /// Refuses the despawn of an entity (a relationship's `Refuse` policy), or lets it go ahead.

@@ -33,7 +33,11 @@ use crate::fetch::{ExactQuery, ReadKind, ReadOnlyQuery, WorldQuery, WriteKind};
 /// assert!(<(u32, char)>::contains(TypeId::of::<char>()));
 /// assert!(!<(u32, char)>::contains(TypeId::of::<u8>()));
 /// ```
-pub trait ComponentList: Send + Sync + 'static {
+///
+/// Sealed: the views trust `register` and `contains` to name the same types (a list that
+/// declared one type and let another be written would let two systems race), so only the
+/// tuple impls here exist.
+pub trait ComponentList: sealed::Sealed + Send + Sync + 'static {
     /// Registers the listed types and returns their ids, in list order.
     fn register(components: &mut Components) -> Box<[ComponentId]>;
 
@@ -41,8 +45,15 @@ pub trait ComponentList: Send + Sync + 'static {
     fn contains(type_id: TypeId) -> bool;
 }
 
+mod sealed {
+    /// Implemented only for the tuples that implement `ComponentList`.
+    pub trait Sealed {}
+}
+
 macro_rules! component_list {
     ($($T:ident),+) => {
+        impl<$($T: Component),+> sealed::Sealed for ($($T,)+) {}
+
         impl<$($T: Component),+> ComponentList for ($($T,)+) {
             fn register(components: &mut Components) -> Box<[ComponentId]> {
                 Box::new([$(components.register::<$T>()),+])

@@ -328,7 +328,8 @@ pub enum SnapshotError {
         /// The first entity found with it.
         entity: Entity,
     },
-    /// `to_bytes` met a column or resource that was cloned rather than copied as `Pod` bytes.
+    /// `to_bytes` met a column or resource that was cloned rather than copied as `Pod` bytes,
+    /// and has no serde codec (`register_serde`, feature `serde`).
     NotPod {
         /// The type's name.
         name: String,
@@ -369,6 +370,27 @@ pub enum SnapshotError {
         component: String,
         /// The entity whose value it is.
         entity: Entity,
+    },
+    /// `restore`: the snapshot holds serde-encoded values of a component or resource the world
+    /// did not register with `register_serde` / `register_serde_resource`.
+    NotSerdeInWorld {
+        /// The type's name.
+        name: String,
+    },
+    /// `to_bytes`: the serde format could not write a value of this type.
+    Encode {
+        /// The type's name.
+        name: String,
+        /// The format's message.
+        reason: String,
+    },
+    /// `restore`: the serde-encoded values of this type could not be read back (the format's
+    /// error, or not one value per row).
+    Decode {
+        /// The type's name.
+        name: String,
+        /// The format's message, or what does not match.
+        reason: String,
     },
     /// `restore`: the snapshot has rows whose component is disabled, but the world did not
     /// register that component with `register_enableable`.
@@ -423,8 +445,26 @@ impl fmt::Display for SnapshotError {
             ),
             Self::NotPod { name } => write!(
                 f,
-                "`{name}` is cloned, not pod, so it cannot be written as bytes"
+                "`{name}` is cloned, not pod, so it cannot be written as bytes (register it \
+                 with `register_serde` to write it through a serde format)"
             ),
+            Self::NotSerdeInWorld { name } => write!(
+                f,
+                "the snapshot holds serde-encoded `{name}` values, which the world did not \
+                 register with `register_serde`"
+            ),
+            Self::Encode { name, reason } => {
+                write!(
+                    f,
+                    "cannot write `{name}` through its serde format: {reason}"
+                )
+            }
+            Self::Decode { name, reason } => {
+                write!(
+                    f,
+                    "cannot read `{name}` back through its serde format: {reason}"
+                )
+            }
             Self::UnknownComponent { component } => write!(
                 f,
                 "the world has no component `{component}` registered for snapshots"

@@ -111,6 +111,8 @@ pub use row_ticks::{ChangeWindow, RowTicks};
 #[deprecated(note = "renamed to `RowTicks`")]
 pub type RowMarks = RowTicks;
 pub use signature::Signature;
+#[cfg(feature = "serde")]
+pub use snapshot::codec::SerdeFormat;
 pub use snapshot::state_types::StateValue;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};

@@ -49,7 +49,9 @@
 //! Safety rests on one rule: bytes are written into a column only if the world registered the
 //! column's type with `register_pod::<T: bytemuck::Pod>`, which proves any bytes are a valid
 //! `T`. A snapshot read from bytes carries names, sizes and alignments only, and must find a
-//! pod type of the same name and layout in the world.
+//! pod type of the same name and layout in the world. Its serde columns (the `codec` module,
+//! feature `serde`) are never written as bytes: the restoring world's codec decodes them into
+//! values of its own type first, and they then move in as cloned columns do.
 
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -65,6 +67,8 @@ use crate::signature::Signature;
 use crate::world::{Tick, World};
 
 mod buf;
+#[deny(unsafe_code)]
+pub(crate) mod codec;
 #[deny(unsafe_code)]
 mod format;
 #[deny(unsafe_code)]
@@ -131,6 +135,9 @@ pub(crate) struct ComponentEntry {
     /// The value hasher of a `register_hashed` type (cloned columns only: a snapshot read from
     /// bytes has none).
     hash: Option<registry::HashValues>,
+    /// How `to_bytes` writes a cloned column of a `register_serde` type (none for snapshots
+    /// read from bytes, whose serde columns stay encoded).
+    codec: Option<codec::ColumnCodec>,
 }
 
 /// One archetype's rows.
@@ -139,7 +146,8 @@ pub(crate) struct ComponentEntry {
 /// 1. `components` are ascending indices into the snapshot's components, and no other
 ///    archetype of the snapshot has the same set.
 /// 2. `columns[i]` holds `entities.len()` values of `components[i]`'s type: `Pod` buffers are
-///    exactly `rows × size` bytes of valid values.
+///    exactly `rows × size` bytes of valid values; `Encoded` ones carry one hash per row
+///    when they carry hashes (their values are checked when decoded).
 /// 3. `disabled.len() == columns.len()`; `disabled[i]` lists, strictly ascending and below
 ///    `entities.len()`, the rows whose `components[i]` is disabled (empty for components that
 ///    are not enableable).
@@ -157,6 +165,16 @@ pub(crate) enum Column {
     /// 64-byte aligned: see the `buf` module for why.
     Pod(PodBuf),
     Cloned(Box<dyn ClonedColumn>),
+    /// A serde column read from bytes: its values in the format of the type's
+    /// `register_serde`, decoded by the restoring world.
+    Encoded(Encoded),
+}
+
+/// The bytes of an encoded column, and the writer's per-row value hashes if the type was
+/// also `register_hashed` there (so the snapshot's own `state_hash` sees its values).
+pub(crate) struct Encoded {
+    bytes: Vec<u8>,
+    hashes: Option<Vec<u64>>,
 }
 
 pub(crate) struct ResourceEntry {
@@ -166,6 +184,8 @@ pub(crate) struct ResourceEntry {
     type_id: Option<TypeId>,
     pod: bool,
     value: Option<ResourceValue>,
+    /// How `to_bytes` writes a cloned value of a `register_serde_resource` type.
+    codec: Option<codec::ResourceCodec>,
 }
 
 /// What `snapshot` does with a component registered neither as pod nor as clone.
@@ -238,6 +258,9 @@ impl Snapshot {
                 bytes += match col {
                     Column::Pod(buf) => buf.len(),
                     Column::Cloned(values) => values.len() * self.components[c as usize].size,
+                    Column::Encoded(enc) => {
+                        enc.bytes.len() + enc.hashes.as_ref().map_or(0, |h| h.len() * 8)
+                    }
                 };
             }
             bytes += arch.disabled.iter().map(Vec::len).sum::<usize>() * size_of::<u32>();
@@ -247,6 +270,7 @@ impl Snapshot {
             bytes += match &res.value {
                 Some(ResourceValue::Bytes(b)) => b.len(),
                 Some(ResourceValue::Cloned(_)) => res.size,
+                Some(ResourceValue::Encoded(bytes)) => bytes.len(),
                 None => 0,
             };
         }
@@ -277,6 +301,18 @@ impl Snapshot {
         self.archetypes
             .iter()
             .flat_map(|a| a.entities.iter().copied())
+    }
+
+    /// Whether this snapshot, read from bytes, holds serde-encoded values whose writer did
+    /// not hash them (`register_hashed`): its [`Snapshot::state_hash`] counts those by
+    /// presence, so it equals a restored world's only if that world does not hash them either.
+    #[doc(hidden)]
+    pub fn has_unhashed_encoded_values(&self) -> bool {
+        self.archetypes.iter().any(|a| {
+            a.columns
+                .iter()
+                .any(|c| matches!(c, Column::Encoded(enc) if enc.hashes.is_none()))
+        })
     }
 
     /// The [`World::state_hash`] a world restored from this snapshot has, computed from the
@@ -312,12 +348,13 @@ impl Snapshot {
                     Column::Pod(bytes) => h.column(keys[c as usize], entry.size, bytes),
                     Column::Cloned(values) => {
                         if let Some(hash) = entry.hash {
-                            assert!(Some(values.item_type()) == entry.type_id);
-                            // SAFETY: `values` holds `len` initialised values of the entry's
-                            // type (`ClonedColumn`'s contract, checked just above), which is the
-                            // type `hash` was made for (the registry's invariant 3).
-                            unsafe { hash(values.as_ptr(), values.len(), &mut hashes) };
+                            registry::hash_cloned(hash, entry.type_id, &**values, &mut hashes);
                             h.hashed(keys[c as usize], &hashes);
+                        }
+                    }
+                    Column::Encoded(enc) => {
+                        if let Some(hashes) = &enc.hashes {
+                            h.hashed(keys[c as usize], hashes);
                         }
                     }
                 }
@@ -440,6 +477,7 @@ impl World {
                 type_id: Some(info.type_id()),
                 pod: self.is_pod(id),
                 hash: self.snapshots.hasher(id),
+                codec: self.snapshots.codec(id),
             });
         }
 
@@ -538,6 +576,7 @@ impl World {
                             bytes.extend_from_slice(pod_bytes(arch, chunk, c));
                         }
                     }
+                    Column::Encoded(_) => unreachable!("shaped as pod or cloned above"),
                     Column::Cloned(values) => {
                         for chunk in arch.chunks() {
                             let base = arch.column_base(chunk, c);
@@ -568,6 +607,7 @@ impl World {
                 type_id: Some(hooks.type_id),
                 pod: hooks.pod,
                 value: (hooks.save)(self.resources()),
+                codec: hooks.codec,
             });
         }
         Ok(())

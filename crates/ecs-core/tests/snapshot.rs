@@ -744,10 +744,16 @@ fn disabled_rows_need_an_enableable_component_in_the_target_world() {
 fn disabled_rows_out_of_order_are_refused_when_read() {
     let (world, _) = toggled_world(256);
     let mut bytes = world.snapshot().unwrap().to_bytes().unwrap();
-    // The archetype's last lists: `Hp`'s disabled rows (13 of them: 1, 4, ..., 37), then
-    // `Pos`'s (none). Swap the first two rows of `Hp`'s list and fix the checksum.
+    // The archetype's disabled-row lists: `Hp`'s (13 of them: 1, 4, ..., 37), then `Pos`'s
+    // (none), then the saved ticks. Swap the first two rows of `Hp`'s list and fix the
+    // checksum.
     let body = bytes.len() - 8;
-    let list = body - 4 - 13 * 4;
+    let pattern: Vec<u8> = [13u32, 1, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let list = bytes
+        .windows(pattern.len())
+        .position(|w| w == pattern)
+        .expect("Hp's disabled rows")
+        + 4;
     let first = list;
     let second = list + 4;
     assert_eq!(bytes[first..first + 4], 1u32.to_le_bytes());

@@ -267,6 +267,8 @@ pub mod prelude {
     pub use ecs_sched::{EntityEvent, ObserveExt, OnAdd, OnInsert, OnRemove, OnReplace, Trigger};
 
     // Snapshots, rollback and pod column views.
+    #[cfg(feature = "serde")]
+    pub use ecs_core::SerdeFormat;
     pub use ecs_core::{Snapshot, SnapshotError, Unregistered};
     pub use ecs_query::PodColumns;
     pub use ecs_sched::{SimSnapshot, StateError};

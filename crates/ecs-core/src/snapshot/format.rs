@@ -4,38 +4,58 @@
 //! padding or alignment: reading copies every buffer out, so any `&[u8]` can be read.
 //!
 //! ```text
-//! magic "ECSSNAP\0" | version u32 = 2 | byte-order mark u32 (native 0x01020304) | tick u64
-//! components  n u32, then n × { name (u32 length + UTF-8), size u32, align u32 }
-//! resources   n u32, then n × { name, size u32, align u32, present u8, size bytes if present }
+//! magic "ECSSNAP\0" | version u32 = 3 | byte-order mark u32 (native 0x01020304) | tick u64
+//! components  n u32, then n × { name (u32 length + UTF-8), size u32, align u32, kind u8 }
+//! resources   n u32, then n × { name, size u32, align u32, kind u8, present u8,
+//!                               if present: size bytes (pod) | blob (serde) }
 //! slots       count u32            (every slot not listed below is live)
 //! free list   n u32, then n × { index u32, next generation u32 }, in free-list order
 //! retired     n u32, then n × index u32   (vacant at generation u32::MAX, never reused)
 //! archetypes  n u32, then n × { k u32, k × component index u32 (ascending),
-//!                               rows u32, rows × entity u64, k × (rows × size) bytes,
-//!                               k × disabled rows (n u32, n × row u32, ascending) }
+//!                               rows u32, rows × entity u64,
+//!                               k × column: rows × size bytes (pod) |
+//!                                           blob, hashed u8, rows × hash u64 if hashed (serde),
+//!                               k × disabled rows (n u32, n × row u32, ascending),
+//!                               ticks u8, if 1: { chunks n u32, n × { rows u32, tick u64 },
+//!                                                 k × n × column tick u64,
+//!                                                 k × changed (u32s: none or one per row),
+//!                                                 k × added (likewise) } }
 //! checksum    u64 over everything before it
+//!
+//! kind: 0 pod (the bytes in memory), 1 serde (through the type's `register_serde` format)
+//! blob: length u64, then that many bytes
 //! ```
+//!
+//! Version 2 (no kinds, no ticks, every type pod) is still read.
 //!
 //! [`Snapshot::from_bytes`] checks every length against the bytes left before allocating, the
 //! checksum, and every rule a snapshot taken from a world obeys (each live slot in exactly one
 //! row, the free and retired slots never in one; free generations non-zero; component
-//! indices ascending; no two archetypes with one component set; names unique), so whatever it
-//! accepts restores into a consistent world. It never interprets component bytes: they are
-//! written only into types the restoring world registered as `Pod`.
+//! indices ascending; no two archetypes with one component set; names unique; saved ticks
+//! one per chunk and row, none later than the snapshot and no row's later than its chunk's),
+//! so whatever it accepts restores into a consistent world. It never interprets component
+//! bytes: pod bytes are written only into types the restoring world registered as `Pod`, and
+//! serde blobs are decoded by the restoring world's codec, which checks them.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::buf::PodBuf;
 use super::hash::bytes_hash;
-use super::registry::ResourceValue;
-use super::{ArchetypeData, Column, ComponentEntry, ResourceEntry, Snapshot};
+use super::registry::{self, ResourceValue};
+use super::ticks::SavedTicks;
+use super::{ArchetypeData, Column, ComponentEntry, Encoded, ResourceEntry, Snapshot};
 use crate::entity::Entity;
 use crate::error::SnapshotError;
+use crate::row_ticks::widen;
 
 const MAGIC: [u8; 8] = *b"ECSSNAP\0";
 /// The format version this build writes and reads.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
+/// The oldest version this build reads.
+const OLDEST: u32 = 2;
+const KIND_POD: u8 = 0;
+const KIND_SERDE: u8 = 1;
 const BYTE_ORDER: u32 = 0x0102_0304;
 const CHECKSUM_SEED: u64 = 0x736e_6170;
 /// Largest component or resource size accepted: the largest chunk.
@@ -64,15 +84,25 @@ impl Snapshot {
     /// assert_eq!(copy.state_hash(), world.state_hash());
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
-        if let Some(c) = self.components.iter().find(|c| !c.pod) {
-            return Err(SnapshotError::NotPod {
-                name: c.name.to_string(),
-            });
+        let not_pod = |name: &str| SnapshotError::NotPod {
+            name: name.to_string(),
+        };
+        // Refuse before writing anything: a cloned column or resource without a codec.
+        for a in &self.archetypes {
+            for (&c, col) in a.components.iter().zip(&a.columns) {
+                let entry = &self.components[c as usize];
+                if matches!(col, Column::Cloned(_)) && entry.codec.is_none() {
+                    return Err(not_pod(&entry.name));
+                }
+            }
         }
-        if let Some(r) = self.resources.iter().find(|r| !r.pod) {
-            return Err(SnapshotError::NotPod {
-                name: r.name.to_string(),
-            });
+        // (Entries read from bytes, `type_id` unknown, are serde or pod by construction.)
+        if let Some(r) = self
+            .resources
+            .iter()
+            .find(|r| !r.pod && r.codec.is_none() && r.type_id.is_some())
+        {
+            return Err(not_pod(&r.name));
         }
         let data: usize = self
             .archetypes
@@ -84,6 +114,7 @@ impl Snapshot {
                         .map(|c| match c {
                             Column::Pod(b) => b.len(),
                             Column::Cloned(_) => 0,
+                            Column::Encoded(enc) => enc.bytes.len(),
                         })
                         .sum::<usize>()
             })
@@ -98,18 +129,35 @@ impl Snapshot {
             w.str(&c.name);
             w.len(c.size);
             w.len(c.align);
+            w.0.push(if c.pod { KIND_POD } else { KIND_SERDE });
         }
         w.len(self.resources.len());
         for r in &self.resources {
             w.str(&r.name);
             w.len(r.size);
             w.len(r.align);
+            let encode = |value: &(dyn std::any::Any + Send + Sync)| {
+                let codec = r.codec.ok_or_else(|| not_pod(&r.name))?;
+                (codec.encode)(value).map_err(|reason| SnapshotError::Encode {
+                    name: r.name.to_string(),
+                    reason,
+                })
+            };
+            w.0.push(if r.pod { KIND_POD } else { KIND_SERDE });
             match &r.value {
                 Some(ResourceValue::Bytes(bytes)) => {
                     w.0.push(1);
                     w.0.extend_from_slice(bytes);
                 }
-                Some(ResourceValue::Cloned(_)) => unreachable!("checked: pod only"),
+                Some(ResourceValue::Cloned(value)) => {
+                    let blob = encode(&**value)?;
+                    w.0.push(1);
+                    w.blob(&blob);
+                }
+                Some(ResourceValue::Encoded(blob)) => {
+                    w.0.push(1);
+                    w.blob(blob);
+                }
                 None => w.0.push(0),
             }
         }
@@ -121,21 +169,50 @@ impl Snapshot {
         }
         w.u32s(&self.retired);
         w.len(self.archetypes.len());
+        let mut hashes = Vec::new();
         for a in &self.archetypes {
             w.u32s(&a.components);
             w.len(a.entities.len());
             for e in &a.entities {
                 w.u64(e.to_bits());
             }
-            for col in &a.columns {
+            for (&c, col) in a.components.iter().zip(&a.columns) {
+                let entry = &self.components[c as usize];
                 match col {
                     Column::Pod(bytes) => w.0.extend_from_slice(bytes),
-                    Column::Cloned(_) => unreachable!("checked: pod only"),
+                    Column::Cloned(values) => {
+                        let codec = entry.codec.ok_or_else(|| not_pod(&entry.name))?;
+                        let blob =
+                            (codec.encode)(&**values).map_err(|reason| SnapshotError::Encode {
+                                name: entry.name.to_string(),
+                                reason,
+                            })?;
+                        w.blob(&blob);
+                        match entry.hash {
+                            Some(hash) => {
+                                registry::hash_cloned(hash, entry.type_id, &**values, &mut hashes);
+                                w.0.push(1);
+                                w.u64s(&hashes);
+                            }
+                            None => w.0.push(0),
+                        }
+                    }
+                    Column::Encoded(enc) => {
+                        w.blob(&enc.bytes);
+                        match &enc.hashes {
+                            Some(hashes) => {
+                                w.0.push(1);
+                                w.u64s(hashes);
+                            }
+                            None => w.0.push(0),
+                        }
+                    }
                 }
             }
             for rows in &a.disabled {
                 w.u32s(rows);
             }
+            w.ticks(&a.ticks);
         }
         let sum = bytes_hash(CHECKSUM_SEED, &w.0);
         w.u64(sum);
@@ -162,8 +239,9 @@ impl Snapshot {
     ///     Snapshot::from_bytes(&bytes[..bytes.len() - 1]),
     ///     Err(SnapshotError::Truncated { .. })
     /// ));
-    /// let n = bytes.len();
-    /// bytes[n - 16] ^= 1; // flip a bit of the value (before the disabled-rows count)
+    /// // Flip a bit of the value (the last `5u32` in the buffer).
+    /// let at = bytes.windows(4).rposition(|w| w == 5u32.to_le_bytes()).unwrap();
+    /// bytes[at] ^= 1;
     /// assert!(matches!(
     ///     Snapshot::from_bytes(&bytes),
     ///     Err(SnapshotError::ChecksumMismatch { .. })
@@ -173,11 +251,16 @@ impl Snapshot {
         if bytes.len() < 8 || bytes[..8] != MAGIC {
             return Err(SnapshotError::BadMagic);
         }
-        let mut r = Reader { bytes, at: 8 };
+        let mut r = Reader {
+            bytes,
+            at: 8,
+            version: VERSION,
+        };
         let version = r.u32()?;
-        if version != VERSION {
+        if !(OLDEST..=VERSION).contains(&version) {
             return Err(SnapshotError::UnsupportedVersion(version));
         }
+        r.version = version;
         let mark = r.take(4)?;
         if u32::from_ne_bytes(mark.try_into().expect("4 bytes")) != BYTE_ORDER {
             return Err(
@@ -202,6 +285,7 @@ impl Snapshot {
         let mut r = Reader {
             bytes: &bytes[..body],
             at: r.at,
+            version: r.version,
         };
         let snap = r.snapshot();
         if stored != computed {
@@ -245,11 +329,41 @@ impl Writer {
             self.u32(x);
         }
     }
+    /// `v.len()` values, no count (the reader knows it).
+    fn u64s(&mut self, v: &[u64]) {
+        for &x in v {
+            self.u64(x);
+        }
+    }
+    fn blob(&mut self, bytes: &[u8]) {
+        self.u64(bytes.len() as u64);
+        self.0.extend_from_slice(bytes);
+    }
+    fn ticks(&mut self, ticks: &SavedTicks) {
+        if !ticks.saved {
+            self.0.push(0);
+            return;
+        }
+        self.0.push(1);
+        self.len(ticks.chunks.len());
+        for &(rows, tick) in &ticks.chunks {
+            self.u32(rows);
+            self.u64(tick);
+        }
+        for column in &ticks.column {
+            self.u64s(column);
+        }
+        for rows in ticks.changed.iter().chain(&ticks.added) {
+            self.u32s(rows);
+        }
+    }
 }
 
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The format version being read.
+    version: u32,
 }
 
 impl<'a> Reader<'a> {
@@ -303,6 +417,140 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
+    /// A kind byte (pod or serde); version 2 has none: pod.
+    fn kind(&mut self) -> Result<u8, SnapshotError> {
+        if self.version < 3 {
+            return Ok(KIND_POD);
+        }
+        let at = self.at;
+        match self.u8()? {
+            k @ (KIND_POD | KIND_SERDE) => Ok(k),
+            other => Err(self.corrupt(at, format!("kind {other}"))),
+        }
+    }
+
+    /// A blob: a `u64` length and that many bytes.
+    fn blob(&mut self) -> Result<Vec<u8>, SnapshotError> {
+        let at = self.at;
+        let n = self.u64()?;
+        let left = self.bytes.len() - self.at;
+        if n > left as u64 {
+            return Err(SnapshotError::Truncated {
+                at,
+                needed: usize::try_from(n - left as u64).unwrap_or(usize::MAX),
+            });
+        }
+        Ok(self.take(n as usize)?.to_vec())
+    }
+
+    /// `n` little-endian `u64`s.
+    fn u64s(&mut self, n: usize) -> Result<Vec<u64>, SnapshotError> {
+        let at = self.at;
+        let left = self.bytes.len() - self.at;
+        if n.saturating_mul(8) > left {
+            return Err(SnapshotError::Truncated {
+                at,
+                needed: n.saturating_mul(8) - left,
+            });
+        }
+        let raw = self.take(n * 8)?;
+        Ok(raw
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// A serde column of `rows` values: its blob and, if the writer hashed them, a hash per row.
+    fn encoded(&mut self, rows: usize) -> Result<Encoded, SnapshotError> {
+        let bytes = self.blob()?;
+        let at = self.at;
+        let hashes = match self.u8()? {
+            0 => None,
+            1 => Some(self.u64s(rows)?),
+            other => return Err(self.corrupt(at, format!("hashed flag {other}"))),
+        };
+        Ok(Encoded { bytes, hashes })
+    }
+
+    /// The saved ticks of an archetype of `rows` rows and `columns` columns, checked against
+    /// `SavedTicks`' invariants (ticks no later than the snapshot's `now`).
+    fn ticks(
+        &mut self,
+        rows: usize,
+        columns: usize,
+        now: u64,
+    ) -> Result<SavedTicks, SnapshotError> {
+        let mut ticks = SavedTicks::default();
+        if self.version < 3 {
+            return Ok(ticks);
+        }
+        let at = self.at;
+        match self.u8()? {
+            0 => return Ok(ticks),
+            1 => {}
+            other => return Err(self.corrupt(at, format!("ticks flag {other}"))),
+        }
+        let at = self.at;
+        let n = self.count(12)?;
+        let mut total = 0u64;
+        for _ in 0..n {
+            let (chunk_rows, tick) = (self.u32()?, self.u64()?);
+            total += u64::from(chunk_rows);
+            ticks.chunks.push((chunk_rows, tick));
+        }
+        if total != rows as u64 || ticks.chunks.iter().any(|&(_, t)| t > now) {
+            return Err(self.corrupt(
+                at,
+                "saved chunks do not cover the rows, or are later than the snapshot",
+            ));
+        }
+        for _ in 0..columns {
+            let at = self.at;
+            let column = self.u64s(n)?;
+            if column.iter().any(|&t| t > now) {
+                return Err(self.corrupt(at, "a column tick later than the snapshot"));
+            }
+            ticks.column.push(column);
+        }
+        // Row ticks: none, or one per row, none later than its chunk's column (changed) or
+        // structural (added) tick, so chunk-level skips never hide a row.
+        for list in 0..2 * columns {
+            let at = self.at;
+            let saved = self.u32s()?;
+            if !saved.is_empty() {
+                let newest_of = |k: usize| {
+                    if list < columns {
+                        ticks.column[list][k]
+                    } else {
+                        ticks.chunks[k].1
+                    }
+                };
+                let mut row = 0;
+                let mut fits = saved.len() == rows;
+                for (k, &(chunk_rows, _)) in ticks.chunks.iter().enumerate() {
+                    let end = row + chunk_rows as usize;
+                    fits &= end <= saved.len()
+                        && saved[row..end]
+                            .iter()
+                            .all(|&t| widen(t, now) <= newest_of(k));
+                    row = end;
+                }
+                if !fits {
+                    return Err(
+                        self.corrupt(at, "row ticks not one per row, or later than their chunk's")
+                    );
+                }
+            }
+            if list < columns {
+                ticks.changed.push(saved);
+            } else {
+                ticks.added.push(saved);
+            }
+        }
+        ticks.saved = true;
+        Ok(ticks)
+    }
+
     fn u32s(&mut self) -> Result<Vec<u32>, SnapshotError> {
         let n = self.count(4)?;
         let raw = self.take(n * 4)?;
@@ -338,13 +586,14 @@ impl<'a> Reader<'a> {
     fn snapshot(&mut self) -> Result<Snapshot, SnapshotError> {
         let change_tick = self.u64()?;
 
-        let n = self.count(12)?;
+        let n = self.count(if self.version < 3 { 12 } else { 13 })?;
         let mut components = Vec::with_capacity(n);
         let mut names = HashSet::new();
         for _ in 0..n {
             let at = self.at;
             let name = self.name()?;
             let (size, align) = self.layout(&name)?;
+            let kind = self.kind()?;
             if !names.insert(name.clone()) {
                 return Err(self.corrupt(at, format!("component `{name}` listed twice")));
             }
@@ -353,26 +602,29 @@ impl<'a> Reader<'a> {
                 size,
                 align,
                 type_id: None,
-                pod: true,
+                pod: kind == KIND_POD,
                 hash: None,
+                codec: None,
             });
         }
 
-        let n = self.count(13)?;
+        let n = self.count(if self.version < 3 { 13 } else { 14 })?;
         let mut resources = Vec::with_capacity(n);
         let mut names = HashSet::new();
         for _ in 0..n {
             let at = self.at;
             let name = self.name()?;
             let (size, align) = self.layout(&name)?;
+            let kind = self.kind()?;
             if !names.insert(name.clone()) {
                 return Err(self.corrupt(at, format!("resource `{name}` listed twice")));
             }
             let flag_at = self.at;
-            let value = match self.u8()? {
-                0 => None,
-                1 => Some(ResourceValue::Bytes(self.take(size)?.to_vec())),
-                other => {
+            let value = match (self.u8()?, kind) {
+                (0, _) => None,
+                (1, KIND_POD) => Some(ResourceValue::Bytes(self.take(size)?.to_vec())),
+                (1, _) => Some(ResourceValue::Encoded(self.blob()?)),
+                (other, _) => {
                     return Err(self.corrupt(flag_at, format!("presence flag {other}")));
                 }
             };
@@ -381,8 +633,9 @@ impl<'a> Reader<'a> {
                 size,
                 align,
                 type_id: None,
-                pod: true,
+                pod: kind == KIND_POD,
                 value,
+                codec: None,
             });
         }
 
@@ -471,6 +724,10 @@ impl<'a> Reader<'a> {
             let mut columns = Vec::with_capacity(cols.len());
             for &c in &cols {
                 let entry = &components[c as usize];
+                if !entry.pod {
+                    columns.push(Column::Encoded(self.encoded(rows)?));
+                    continue;
+                }
                 let Some(len) = entry.size.checked_mul(rows) else {
                     return Err(self.corrupt(self.at, format!("`{}` column too long", entry.name)));
                 };
@@ -485,13 +742,13 @@ impl<'a> Reader<'a> {
                 }
                 disabled.push(off);
             }
+            let ticks = self.ticks(rows, cols.len(), change_tick)?;
             archetypes.push(ArchetypeData {
                 components: cols,
                 entities,
                 columns,
                 disabled,
-                // The byte format carries no change ticks: restoring marks rows changed.
-                ticks: Default::default(),
+                ticks,
             });
         }
         if let Some(missing) = state.iter().position(|&s| s == 0) {

@@ -13,6 +13,7 @@ use std::mem::{align_of, size_of};
 
 use bytemuck::{CheckedBitPattern, Pod};
 
+use super::codec::{ColumnCodec, ResourceCodec};
 use super::hash::StableHasher;
 use crate::component::{Component, ComponentId};
 use crate::resource::Resources;
@@ -83,10 +84,13 @@ pub(crate) unsafe trait ClonedColumn: Send + Sync {
     /// # Safety
     /// Every value has been moved out with `move_out`.
     unsafe fn forget_all(&mut self);
+    /// The column as `Any`, for a typed view (a [`Values`] of its type).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// The [`ClonedColumn`] of one type.
-struct Values<T>(Vec<T>);
+pub(crate) struct Values<T>(pub(crate) Vec<T>);
 
 // SAFETY: every raw read and write below is of `T`, which is what `item_type` reports; the
 // `Vec` keeps its `len` values initialised.
@@ -133,6 +137,10 @@ unsafe impl<T: Component + Clone> ClonedColumn for Values<T> {
         // forgetting them drops nothing twice.
         unsafe { self.0.set_len(0) };
     }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// Hashes `count` values of one type at a raw address into `out` (one `u64` each, in order).
@@ -157,6 +165,28 @@ pub(crate) unsafe fn hash_values<T: Hash>(values: *const u8, count: usize, out: 
     }));
 }
 
+/// The per-value hashes of a cloned column, through `hash` (the [`HashValues`] of the type
+/// `type_id` names).
+///
+/// # Panics
+/// If `values` holds another type than `type_id`.
+pub(crate) fn hash_cloned(
+    hash: HashValues,
+    type_id: Option<TypeId>,
+    values: &dyn ClonedColumn,
+    out: &mut Vec<u64>,
+) {
+    assert!(
+        Some(values.item_type()) == type_id,
+        "a hasher is applied to values of its own type"
+    );
+    // SAFETY: `values` holds `len` initialised values of its item type (`ClonedColumn`'s
+    // contract), checked above to be the type `hash` was made for (the caller passes the
+    // hasher and `TypeId` of one registry entry: the registry's invariant 3); `&values` keeps
+    // writers out.
+    unsafe { hash(values.as_ptr(), values.len(), out) };
+}
+
 pub(crate) fn new_values<T: Component + Clone>() -> Box<dyn ClonedColumn> {
     Box::new(Values::<T>(Vec::new()))
 }
@@ -167,6 +197,8 @@ pub(crate) enum ResourceValue {
     Bytes(Vec<u8>),
     /// A clone of a `Clone` resource.
     Cloned(Box<dyn Any + Send + Sync>),
+    /// A serde resource as read from bytes, decoded at restore.
+    Encoded(Vec<u8>),
 }
 
 impl ResourceValue {
@@ -174,7 +206,7 @@ impl ResourceValue {
     pub(crate) fn as_bytes(&self) -> Option<&[u8]> {
         match self {
             Self::Bytes(bytes) => Some(bytes),
-            Self::Cloned(_) => None,
+            Self::Cloned(_) | Self::Encoded(_) => None,
         }
     }
 }
@@ -194,6 +226,8 @@ pub(crate) struct ResourceHooks {
     pub prepare: fn(&ResourceValue) -> Option<Box<dyn Any + Send + Sync>>,
     /// Puts a prepared value in place, or removes the resource for `None`.
     pub install: fn(&mut Resources, Option<Box<dyn Any + Send + Sync>>),
+    /// How `to_bytes` writes and restore reads it, for a `register_serde_resource` type.
+    pub codec: Option<ResourceCodec>,
 }
 
 fn install<R: Send + Sync + 'static>(
@@ -229,6 +263,7 @@ pub(crate) fn pod_hooks<R: Pod + Send + Sync>() -> ResourceHooks {
             _ => None,
         },
         install: install::<R>,
+        codec: None,
     }
 }
 
@@ -247,9 +282,10 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
             ResourceValue::Cloned(any) => any
                 .downcast_ref::<R>()
                 .map(|r| Box::new(r.clone()) as Box<dyn Any + Send + Sync>),
-            ResourceValue::Bytes(_) => None,
+            ResourceValue::Bytes(_) | ResourceValue::Encoded(_) => None,
         },
         install: install::<R>,
+        codec: None,
     }
 }
 
@@ -261,10 +297,13 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
 ///    `new_values::<T>` for that type.
 /// 2. `resources` holds at most one entry per `TypeId`, each built for its type.
 /// 3. `hashers[id]` is `Some(f)` only if `f` is `hash_values::<T>` for the type with that id.
+/// 4. `codecs[id]` is `Some(c)` only if `c` is `column_codec::<T, _>` for the type with that
+///    id, which is then registered `Clone` (or pod).
 #[derive(Default)]
 pub(crate) struct SnapshotRegistry {
     kinds: Vec<Option<ColumnKind>>,
     hashers: Vec<Option<HashValues>>,
+    codecs: Vec<Option<ColumnCodec>>,
     resources: Vec<ResourceHooks>,
     /// Clone functions for state values (simulation snapshots).
     pub(crate) states: super::state_types::StateTypes,
@@ -290,6 +329,20 @@ impl SnapshotRegistry {
         self.hashers[id.index()] = Some(hasher);
     }
 
+    /// How component `id` is written to bytes, if it was registered with `register_serde`.
+    #[inline]
+    pub(crate) fn codec(&self, id: ComponentId) -> Option<ColumnCodec> {
+        self.codecs.get(id.index()).copied().flatten()
+    }
+
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn set_codec(&mut self, id: ComponentId, codec: ColumnCodec) {
+        if self.codecs.len() <= id.index() {
+            self.codecs.resize(id.index() + 1, None);
+        }
+        self.codecs[id.index()] = Some(codec);
+    }
+
     pub(crate) fn set(&mut self, id: ComponentId, kind: ColumnKind) {
         if self.kinds.len() <= id.index() {
             self.kinds.resize(id.index() + 1, None);
@@ -307,7 +360,8 @@ impl SnapshotRegistry {
             .iter_mut()
             .find(|h| h.type_id == hooks.type_id)
         {
-            Some(old) if old.pod => {}
+            // Pod is the stronger proof; a serde codec is not lost to a later plain clone.
+            Some(old) if old.pod || (old.codec.is_some() && hooks.codec.is_none()) => {}
             Some(old) => *old = hooks,
             None => self.resources.push(hooks),
         }

@@ -88,31 +88,44 @@ impl World {
         let plan = self.plan_restore(snap)?;
 
         // Everything that runs user code before the world changes: clones of cloned columns
-        // and resources. A panic here leaves the world untouched.
-        let mut cloned: Vec<Vec<Option<Box<dyn ClonedColumn>>>> = snap
-            .archetypes
-            .iter()
-            .map(|a| {
-                a.columns
-                    .iter()
-                    .map(|c| match c {
-                        Column::Cloned(values) => Some(values.duplicate()),
-                        Column::Pod(_) => None,
-                    })
-                    .collect()
-            })
-            .collect();
-        let resources: Vec<_> = plan
-            .resources
-            .iter()
-            .zip(&snap.resources)
-            .map(|(hooks, entry)| {
-                let value = entry.value.as_ref().map(|v| {
-                    (hooks.prepare)(v).expect("checked while planning: same type and length")
+        // and resources, decoding of encoded ones. A panic or an error here leaves the world
+        // untouched.
+        let mut cloned: Vec<Vec<Option<Box<dyn ClonedColumn>>>> =
+            Vec::with_capacity(snap.archetypes.len());
+        for data in &snap.archetypes {
+            let mut columns = Vec::with_capacity(data.columns.len());
+            for (col, &c) in data.columns.iter().zip(&data.components) {
+                columns.push(match col {
+                    Column::Pod(_) => None,
+                    Column::Cloned(values) => Some(values.duplicate()),
+                    Column::Encoded(enc) => {
+                        Some(self.decode_column(snap, &plan, c as usize, enc, data)?)
+                    }
                 });
-                (hooks.install, value)
-            })
-            .collect();
+            }
+            cloned.push(columns);
+        }
+        let mut resources = Vec::with_capacity(plan.resources.len());
+        for (hooks, entry) in plan.resources.iter().zip(&snap.resources) {
+            let value = match &entry.value {
+                None => None,
+                Some(ResourceValue::Encoded(bytes)) => {
+                    let codec = hooks
+                        .codec
+                        .expect("checked while planning: a serde resource");
+                    Some(
+                        (codec.decode)(bytes).map_err(|reason| SnapshotError::Decode {
+                            name: entry.name.to_string(),
+                            reason,
+                        })?,
+                    )
+                }
+                Some(v) => {
+                    Some((hooks.prepare)(v).expect("checked while planning: same type and length"))
+                }
+            };
+            resources.push((hooks.install, value));
+        }
 
         // Chunk component values for every chunk the restore fills (user code too), made
         // while nothing has changed yet.
@@ -192,11 +205,12 @@ impl World {
                             std::ptr::copy_nonoverlapping(src, base.as_ptr(), count * size);
                         },
                         // SAFETY: `values` holds `rows` values of the column's own type
-                        // (checked by `TypeId` while planning); each range is moved once.
-                        (Column::Cloned(_), Some(values)) => unsafe {
+                        // (checked by `TypeId` while planning, or after decoding); each range
+                        // is moved once.
+                        (_, Some(values)) => unsafe {
                             values.move_out(first, count, base.as_ptr());
                         },
-                        (Column::Cloned(_), None) => unreachable!("cloned above"),
+                        (_, None) => unreachable!("cloned or decoded above"),
                     }
                 }
             };
@@ -238,17 +252,28 @@ impl World {
             let unknown = || SnapshotError::UnknownComponent {
                 component: entry.name.to_string(),
             };
+            // A snapshot read from bytes names its types: a pod entry looks for a pod type of
+            // that name, an encoded one for a serde type.
+            let fits = |id: ComponentId| {
+                if entry.pod {
+                    self.is_pod(id)
+                } else {
+                    self.snapshots.codec(id).is_some()
+                }
+            };
             let id = match entry.type_id {
                 Some(type_id) => components.id_of(type_id).ok_or_else(unknown)?,
                 None => components
                     .iter()
-                    .find(|info| info.name() == entry.name && self.is_pod(info.id()))
+                    .find(|info| info.name() == entry.name && fits(info.id()))
                     .or_else(|| components.iter().find(|info| info.name() == entry.name))
                     .ok_or_else(unknown)?
                     .id(),
             };
             let info = components.info(id);
-            if (info.size(), info.align()) != (entry.size, entry.align) {
+            let encoded = entry.type_id.is_none() && !entry.pod;
+            // Encoded values do not depend on the layout (it may differ between builds).
+            if !encoded && (info.size(), info.align()) != (entry.size, entry.align) {
                 return Err(SnapshotError::LayoutMismatch {
                     component: entry.name.to_string(),
                     snapshot: (entry.size, entry.align),
@@ -260,6 +285,11 @@ impl World {
                 Some(kind) if entry.pod && !kind.is_pod() => {
                     return Err(SnapshotError::NotPodInWorld {
                         component: entry.name.to_string(),
+                    })
+                }
+                Some(_) if encoded && self.snapshots.codec(id).is_none() => {
+                    return Err(SnapshotError::NotSerdeInWorld {
+                        name: entry.name.to_string(),
                     })
                 }
                 Some(_) => {}
@@ -336,26 +366,84 @@ impl World {
                 .iter()
                 .find(|h| match entry.type_id {
                     Some(type_id) => h.type_id == type_id,
-                    None => {
+                    // From bytes: a pod resource of that name and layout, or a serde one.
+                    None if entry.pod => {
                         h.pod
                             && h.name == entry.name
                             && (h.size, h.align) == (entry.size, entry.align)
                     }
-                })
-                .filter(|h| match &entry.value {
-                    Some(ResourceValue::Bytes(b)) => h.pod && entry.pod && b.len() == h.size,
-                    Some(ResourceValue::Cloned(_)) => !h.pod && !entry.pod,
-                    None => true,
+                    None => h.name == entry.name,
                 })
                 .ok_or_else(|| SnapshotError::UnknownResource {
                     resource: entry.name.to_string(),
                 })?;
+            if entry.type_id.is_none() && !entry.pod && hooks.codec.is_none() {
+                return Err(SnapshotError::NotSerdeInWorld {
+                    name: entry.name.to_string(),
+                });
+            }
+            let fits = match &entry.value {
+                Some(ResourceValue::Bytes(b)) => hooks.pod && entry.pod && b.len() == hooks.size,
+                Some(ResourceValue::Cloned(_)) => !hooks.pod && !entry.pod,
+                Some(ResourceValue::Encoded(_)) => hooks.codec.is_some(),
+                None => true,
+            };
+            if !fits {
+                return Err(SnapshotError::UnknownResource {
+                    resource: entry.name.to_string(),
+                });
+            }
             resources.push(*hooks);
         }
         Ok(RestorePlan {
+            world_ids,
             archetypes,
             resources,
         })
+    }
+
+    /// Decodes snapshot component `c`'s encoded column of `data` with the world's codec, and
+    /// checks it holds one value of the world's type per row.
+    fn decode_column(
+        &self,
+        snap: &Snapshot,
+        plan: &RestorePlan,
+        c: usize,
+        enc: &super::Encoded,
+        data: &super::ArchetypeData,
+    ) -> Result<Box<dyn ClonedColumn>, SnapshotError> {
+        let id = plan.world_ids[c];
+        let name = || snap.components[c].name.to_string();
+        let codec = self
+            .snapshots
+            .codec(id)
+            .expect("checked while planning: a serde type");
+        let values = (codec.decode)(&enc.bytes).map_err(|reason| SnapshotError::Decode {
+            name: name(),
+            reason,
+        })?;
+        // The registry's invariant 4: the codec decodes into its own type, the world's.
+        assert!(values.item_type() == self.components().info(id).type_id());
+        if values.len() != data.entities.len() {
+            return Err(SnapshotError::Decode {
+                name: name(),
+                reason: format!("{} values for {} rows", values.len(), data.entities.len()),
+            });
+        }
+        // Value hashes in the bytes must be the values' (the snapshot's `state_hash` used
+        // them); checked where this world can compute them.
+        if let (Some(saved), Some(hash)) = (&enc.hashes, self.snapshots.hasher(id)) {
+            let mut hashes = Vec::with_capacity(saved.len());
+            let type_id = Some(values.item_type());
+            registry::hash_cloned(hash, type_id, &*values, &mut hashes);
+            if hashes != *saved {
+                return Err(SnapshotError::Decode {
+                    name: name(),
+                    reason: "the saved value hashes are not the decoded values'".into(),
+                });
+            }
+        }
+        Ok(values)
     }
 
     /// Empties every archetype without running user code where it can: a world whose columns
@@ -391,6 +479,8 @@ impl World {
 
 /// Where each snapshot archetype goes in the world.
 struct RestorePlan {
+    /// Per snapshot component, the world's type.
+    world_ids: Vec<ComponentId>,
     archetypes: Vec<TargetArchetype>,
     resources: Vec<registry::ResourceHooks>,
 }

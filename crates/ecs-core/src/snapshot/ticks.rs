@@ -11,8 +11,10 @@
 //! another capacity gives each chunk the newest tick of the saved chunks it overlaps: never
 //! later than the truth is not possible there, so it errs on "may have changed".
 //!
-//! Snapshots read from bytes carry no ticks; restoring one stamps every row changed at the
-//! restore, as does [`World::restore_marking_changed`](crate::World::restore_marking_changed).
+//! The byte format (version 3) carries them too, checked when read against the invariants
+//! below, so a snapshot saved to disk restores the same ages as one kept in memory. Snapshots
+//! of format version 2 carry none; restoring one stamps every row changed at the restore, as
+//! [`World::restore_marking_changed`](crate::World::restore_marking_changed) does for any.
 
 use crate::chunk::Chunk;
 
@@ -25,7 +27,7 @@ use crate::chunk::Chunk;
 /// column tick / structural tick.
 #[derive(Default)]
 pub(crate) struct SavedTicks {
-    /// Whether ticks were saved (not for snapshots read from bytes).
+    /// Whether ticks were saved (not for snapshots read from version-2 bytes).
     pub(crate) saved: bool,
     /// Per saved chunk, in row order: its rows and its structural tick.
     pub(crate) chunks: Vec<(u32, u64)>,

@@ -124,6 +124,49 @@ impl World {
         id
     }
 
+    /// Registers `T` as a *serde* component: snapshots clone it as [`World::register_clone`]
+    /// does, and `Snapshot::to_bytes` writes its columns through the serde format `F` (one
+    /// `[T]` per archetype), so a snapshot of a world holding `String`s, `Vec`s or enums with
+    /// data can be saved to disk. `Snapshot::from_bytes` keeps those values encoded; restoring
+    /// decodes them with the restoring world's registration (which must be `register_serde`
+    /// of the same type, in the same format) before anything changes. Registering again
+    /// replaces the format. Pod types stay pod (written as bytes).
+    ///
+    /// The state hash of a snapshot read from bytes sees these values if the writing world
+    /// also registered `T` with [`World::register_hashed`] (the bytes then carry one hash per
+    /// value); otherwise they count by presence, as in a world without `register_hashed`.
+    ///
+    /// Requires the `serde` feature. See [`SerdeFormat`](crate::SerdeFormat) for an example.
+    #[cfg(feature = "serde")]
+    pub fn register_serde<T, F>(&mut self) -> ComponentId
+    where
+        T: Clone + Component + serde::Serialize + serde::de::DeserializeOwned,
+        F: crate::SerdeFormat,
+    {
+        let id = self.register_clone::<T>();
+        self.snapshots
+            .set_codec(id, crate::snapshot::codec::column_codec::<T, F>());
+        id
+    }
+
+    /// Opts resource `R` into snapshots by cloning, as
+    /// [`World::register_snapshot_resource`] does, and `Snapshot::to_bytes` writes it through
+    /// the serde format `F`; restoring a snapshot read from bytes decodes it (with this
+    /// world's registration). A resource already registered pod stays pod.
+    ///
+    /// Requires the `serde` feature.
+    #[cfg(feature = "serde")]
+    pub fn register_serde_resource<R, F>(&mut self)
+    where
+        R: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+        F: crate::SerdeFormat,
+    {
+        let mut hooks = clone_hooks::<R>();
+        hooks.codec = Some(crate::snapshot::codec::resource_codec::<R, F>());
+        self.snapshots.add_resource(hooks);
+        self.snapshots.states.add::<R>();
+    }
+
     /// Whether component `id` was registered with [`World::register_pod`].
     ///
     /// ```

@@ -42,6 +42,7 @@ fn world() -> World {
     world.register_serde::<String, Json>();
     world.register_hashed::<String>();
     world.register_serde_resource::<Vec<u16>, Json>();
+    world.register_hashed_resource::<Vec<u16>>();
     world
 }
 

@@ -363,6 +363,12 @@ pub enum SnapshotError {
         /// An entity holding it.
         entity: Entity,
     },
+    /// `try_state_hash`: a resource registered for snapshots by cloning is present, but its
+    /// value is not hashed (register it with `register_hashed_resource`).
+    UnhashedResource {
+        /// The resource's type name.
+        resource: String,
+    },
     /// `restore`: a snapshot read from bytes holds a value that is not a valid bit pattern of
     /// a component registered with `register_checked` (an entity id with generation zero, say).
     InvalidValue {
@@ -488,6 +494,11 @@ impl fmt::Display for SnapshotError {
                 f,
                 "entity {entity:?} holds `{component}`, whose value the state hash cannot see: \
                  register it with `register_pod`, `register_checked` or `register_hashed`"
+            ),
+            Self::UnhashedResource { resource } => write!(
+                f,
+                "resource `{resource}` is snapshotted by cloning, so the state hash cannot see \
+                 its value: register it with `register_hashed_resource`"
             ),
             Self::InvalidValue { component, entity } => write!(
                 f,

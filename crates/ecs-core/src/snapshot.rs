@@ -186,6 +186,8 @@ pub(crate) struct ResourceEntry {
     value: Option<ResourceValue>,
     /// How `to_bytes` writes a cloned value of a `register_serde_resource` type.
     codec: Option<codec::ResourceCodec>,
+    /// The value's state-hash term, for a present `register_hashed_resource` type.
+    hash: Option<u64>,
 }
 
 /// What `snapshot` does with a component registered neither as pod nor as clone.
@@ -312,7 +314,10 @@ impl Snapshot {
             a.columns
                 .iter()
                 .any(|c| matches!(c, Column::Encoded(enc) if enc.hashes.is_none()))
-        })
+        }) || self
+            .resources
+            .iter()
+            .any(|r| matches!(r.value, Some(ResourceValue::Encoded(_))) && r.hash.is_none())
     }
 
     /// The [`World::state_hash`] a world restored from this snapshot has, computed from the
@@ -361,11 +366,13 @@ impl Snapshot {
                 h.disabled(keys[c as usize], off.iter().map(|&r| r as usize));
             }
         }
-        for res in self.resources.iter().filter(|r| r.pod) {
-            h.resource(
-                &res.name,
-                res.value.as_ref().and_then(ResourceValue::as_bytes),
-            );
+        for res in &self.resources {
+            if res.pod {
+                let bytes = res.value.as_ref().and_then(ResourceValue::as_bytes);
+                h.resource(&res.name, bytes);
+            } else if let Some(hash) = res.hash {
+                h.resource(&res.name, Some(&hash.to_le_bytes()));
+            }
         }
         h.finish()
     }
@@ -608,6 +615,10 @@ impl World {
                 pod: hooks.pod,
                 value: (hooks.save)(self.resources()),
                 codec: hooks.codec,
+                hash: hooks
+                    .hash
+                    .filter(|_| !hooks.pod)
+                    .and_then(|hash| (hash.live)(self.resources())),
             });
         }
         Ok(())

@@ -49,7 +49,7 @@ enum Order {
     Attack { target: u64, shots: Vec<u8> },
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Hash, Serialize, Deserialize)]
 struct Log(Vec<String>);
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -61,6 +61,7 @@ fn register(world: &mut World) {
     world.register_hashed::<Name>();
     world.register_serde::<Order, Json>();
     world.register_serde_resource::<Log, Json>();
+    world.register_hashed_resource::<Log>();
     world.register_serde_resource::<Scores, Json>();
 }
 
@@ -369,4 +370,35 @@ fn a_later_plain_clone_registration_keeps_the_codec() {
         .restore(&Snapshot::from_bytes(&bytes).unwrap())
         .unwrap();
     assert_eq!(fresh.resource::<Log>().0, ["kept"]);
+}
+
+#[test]
+fn a_hashed_serde_resource_keeps_its_hash_in_the_bytes_and_a_forged_one_is_refused() {
+    let (world, _) = populated();
+    let mut bytes = world.snapshot().unwrap().to_bytes().unwrap();
+    let read = Snapshot::from_bytes(&bytes).unwrap();
+    // (`Order` is not hashed anywhere: it counts by presence on both sides.)
+    assert!(read.has_unhashed_encoded_values());
+    assert_eq!(read.state_hash(), world.state_hash());
+
+    // The `Log` blob, then its hashed flag and hash: change the hash, fix the checksum.
+    let json = br#"["start","wave 1"]"#;
+    let at = bytes
+        .windows(json.len())
+        .position(|w| w == json)
+        .expect("the encoded resource")
+        + json.len();
+    assert_eq!(bytes[at], 1, "hashed");
+    bytes[at + 1] ^= 1;
+    let body = bytes.len() - 8;
+    let sum = Snapshot::checksum_of(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    let forged = Snapshot::from_bytes(&bytes).unwrap();
+    assert_ne!(forged.state_hash(), world.state_hash());
+    let mut target = registered();
+    let err = target.restore(&forged).unwrap_err();
+    assert!(
+        matches!(&err, SnapshotError::Decode { name, reason } if name.ends_with("Log") && reason.contains("hash")),
+        "{err:?}"
+    );
 }

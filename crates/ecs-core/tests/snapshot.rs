@@ -1012,3 +1012,50 @@ fn hashed_cloned_components_count_by_value() {
         other => panic!("expected Unhashed, got {other:?}"),
     }
 }
+
+/// Cloned resources registered with `register_hashed_resource` count by value in the world's
+/// hash and the snapshot's; `try_state_hash` refuses a present cloned resource without a hash
+/// (an absent one, or one that is not snapshotted at all, is no blind spot).
+#[test]
+fn hashed_cloned_resources_count_by_value() {
+    #[derive(Clone, Hash, Default)]
+    struct Orders(Vec<String>);
+    let build = |orders: &[&str]| {
+        let mut world = World::with_test_chunk_size(256);
+        world.register_hashed_resource::<Orders>();
+        world.insert_resource(Orders(orders.iter().map(|o| o.to_string()).collect()));
+        world
+    };
+    let mut a = build(&["hold", "attack"]);
+    let b = build(&["hold", "attack"]);
+    assert_eq!(a.state_hash(), b.state_hash());
+    assert_eq!(a.try_state_hash(), Ok(a.state_hash()));
+    let snap = a.snapshot().unwrap();
+    assert_eq!(snap.state_hash(), a.state_hash());
+    a.resource_mut::<Orders>().0.push("retreat".into());
+    assert_ne!(a.state_hash(), b.state_hash(), "a changed resource counts");
+    a.restore(&snap).unwrap();
+    assert_eq!(a.state_hash(), b.state_hash());
+    a.remove_resource::<Orders>();
+    assert_ne!(a.state_hash(), b.state_hash(), "an absent resource differs");
+    // Registering it later for plain cloning keeps the hash.
+    a.register_snapshot_resource::<Orders>();
+    a.insert_resource(Orders(vec!["hold".into(), "attack".into()]));
+    assert_eq!(a.state_hash(), b.state_hash());
+
+    #[derive(Clone, Default)]
+    struct Scratch(#[allow(dead_code, reason = "a value the hash cannot see")] Vec<u8>);
+    a.register_snapshot_resource::<Scratch>();
+    assert!(a.try_state_hash().is_ok(), "absent: nothing unseen");
+    a.insert_resource(Scratch(vec![1]));
+    match a.try_state_hash() {
+        Err(err @ SnapshotError::UnhashedResource { .. }) => {
+            assert!(err.to_string().contains("Scratch"), "{err}");
+            assert!(
+                err.to_string().contains("register_hashed_resource"),
+                "{err}"
+            );
+        }
+        other => panic!("expected UnhashedResource, got {other:?}"),
+    }
+}

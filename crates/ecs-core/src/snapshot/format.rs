@@ -7,7 +7,8 @@
 //! magic "ECSSNAP\0" | version u32 = 3 | byte-order mark u32 (native 0x01020304) | tick u64
 //! components  n u32, then n × { name (u32 length + UTF-8), size u32, align u32, kind u8 }
 //! resources   n u32, then n × { name, size u32, align u32, kind u8, present u8,
-//!                               if present: size bytes (pod) | blob (serde) }
+//!                               if present: size bytes (pod) |
+//!                                           blob, hashed u8, hash u64 if hashed (serde) }
 //! slots       count u32            (every slot not listed below is live)
 //! free list   n u32, then n × { index u32, next generation u32 }, in free-list order
 //! retired     n u32, then n × index u32   (vacant at generation u32::MAX, never reused)
@@ -153,10 +154,12 @@ impl Snapshot {
                     let blob = encode(&**value)?;
                     w.0.push(1);
                     w.blob(&blob);
+                    w.hash(r.hash);
                 }
                 Some(ResourceValue::Encoded(blob)) => {
                     w.0.push(1);
                     w.blob(blob);
+                    w.hash(r.hash);
                 }
                 None => w.0.push(0),
             }
@@ -333,6 +336,16 @@ impl Writer {
     fn u64s(&mut self, v: &[u64]) {
         for &x in v {
             self.u64(x);
+        }
+    }
+    /// A hashed flag, and the hash if there is one.
+    fn hash(&mut self, hash: Option<u64>) {
+        match hash {
+            Some(hash) => {
+                self.0.push(1);
+                self.u64(hash);
+            }
+            None => self.0.push(0),
         }
     }
     fn blob(&mut self, bytes: &[u8]) {
@@ -620,10 +633,20 @@ impl<'a> Reader<'a> {
                 return Err(self.corrupt(at, format!("resource `{name}` listed twice")));
             }
             let flag_at = self.at;
+            let mut hash = None;
             let value = match (self.u8()?, kind) {
                 (0, _) => None,
                 (1, KIND_POD) => Some(ResourceValue::Bytes(self.take(size)?.to_vec())),
-                (1, _) => Some(ResourceValue::Encoded(self.blob()?)),
+                (1, _) => {
+                    let blob = self.blob()?;
+                    let at = self.at;
+                    hash = match self.u8()? {
+                        0 => None,
+                        1 => Some(self.u64()?),
+                        other => return Err(self.corrupt(at, format!("hashed flag {other}"))),
+                    };
+                    Some(ResourceValue::Encoded(blob))
+                }
                 (other, _) => {
                     return Err(self.corrupt(flag_at, format!("presence flag {other}")));
                 }
@@ -636,6 +659,7 @@ impl<'a> Reader<'a> {
                 pod: kind == KIND_POD,
                 value,
                 codec: None,
+                hash,
             });
         }
 

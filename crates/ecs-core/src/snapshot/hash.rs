@@ -1,18 +1,22 @@
 //! The state hash: one 64-bit number for "these entities with these values".
 //!
-//! The hash is a wrapping *sum* of one term per (entity, archetype) and one per
-//! (entity, pod component value):
+//! The hash is a wrapping *sum* of one term per (entity, archetype), one per (entity, hashed
+//! component value), one per disabled component and one per hashed resource:
 //!
 //! ```text
-//! state_hash = finish( Σ rows  mix(seed(entity), key(archetype))
-//!                    + Σ cells mix(seed(entity) ^ key(component), value bytes) , rows )
+//! state_hash = finish( Σ rows      mix(seed(entity), key(archetype))
+//!                    + Σ cells     mix(seed(entity) ^ key(component), value bytes)
+//!                    + Σ disabled  mix(seed(entity) ^ key(component) ^ P3)
+//!                    + Σ resources mix(key(resource), value bytes) , rows )
 //! ```
 //!
 //! A sum does not care about order, so chunk size, archetype creation order, row order and the
 //! number of threads that produced the world cannot change it; every term mixes the entity id
 //! with a key derived from the component's *type name* (not its per-world id), so two worlds
 //! that registered types in another order agree. Pod values are hashed as the bytes in memory
-//! (machines of the same byte order agree); other components count by presence only. The mixer
+//! (machines of the same byte order agree); `register_hashed` components and
+//! `register_hashed_resource` resources as the 8 bytes of their `Hash` through
+//! [`StableHasher`]; other components count by presence only. The mixer
 //! is a 64×64→128-bit multiply folded to 64 bits (as in wyhash), about one multiply per 8 bytes.
 //!
 //! It is a check for determinism (two runs or two machines that should agree), not a

@@ -158,11 +158,7 @@ pub(crate) unsafe fn hash_values<T: Hash>(values: *const u8, count: usize, out: 
     // SAFETY: the caller's contract; a zero-sized `T` needs only alignment, which it has.
     let values = unsafe { std::slice::from_raw_parts(values.cast::<T>(), count) };
     out.clear();
-    out.extend(values.iter().map(|v| {
-        let mut h = StableHasher::default();
-        v.hash(&mut h);
-        h.finish()
-    }));
+    out.extend(values.iter().map(stable_hash));
 }
 
 /// The per-value hashes of a cloned column, through `hash` (the [`HashValues`] of the type
@@ -228,6 +224,31 @@ pub(crate) struct ResourceHooks {
     pub install: fn(&mut Resources, Option<Box<dyn Any + Send + Sync>>),
     /// How `to_bytes` writes and restore reads it, for a `register_serde_resource` type.
     pub codec: Option<ResourceCodec>,
+    /// How the state hash reads a cloned value, for a `register_hashed_resource` type.
+    pub hash: Option<ResourceHash>,
+}
+
+/// The state-hash term of a cloned resource: its value through `Hash` and a fixed-seed hasher.
+#[derive(Clone, Copy)]
+pub(crate) struct ResourceHash {
+    /// The world's current value's hash, `None` if absent.
+    pub live: fn(&Resources) -> Option<u64>,
+    /// A prepared (cloned or decoded) value's hash, `None` if of another type.
+    pub value: fn(&(dyn Any + Send + Sync)) -> Option<u64>,
+}
+
+fn stable_hash<R: Hash>(value: &R) -> u64 {
+    let mut h = StableHasher::default();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// The [`ResourceHash`] of `R`.
+pub(crate) fn resource_hash<R: Hash + Send + Sync + 'static>() -> ResourceHash {
+    ResourceHash {
+        live: |res| res.get::<R>().map(stable_hash),
+        value: |value| value.downcast_ref::<R>().map(stable_hash),
+    }
 }
 
 fn install<R: Send + Sync + 'static>(
@@ -264,6 +285,7 @@ pub(crate) fn pod_hooks<R: Pod + Send + Sync>() -> ResourceHooks {
         },
         install: install::<R>,
         codec: None,
+        hash: None,
     }
 }
 
@@ -286,6 +308,7 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
         },
         install: install::<R>,
         codec: None,
+        hash: None,
     }
 }
 
@@ -360,9 +383,16 @@ impl SnapshotRegistry {
             .iter_mut()
             .find(|h| h.type_id == hooks.type_id)
         {
-            // Pod is the stronger proof; a serde codec is not lost to a later plain clone.
-            Some(old) if old.pod || (old.codec.is_some() && hooks.codec.is_none()) => {}
-            Some(old) => *old = hooks,
+            // Pod is the stronger proof. Clone registrations add up: a serde codec or a hash is
+            // not lost to a later registration without one (a new codec replaces the old).
+            Some(old) if old.pod => {}
+            Some(old) if hooks.pod => *old = hooks,
+            Some(old) => {
+                let (codec, hash) = (hooks.codec.or(old.codec), hooks.hash.or(old.hash));
+                *old = hooks;
+                old.codec = codec;
+                old.hash = hash;
+            }
             None => self.resources.push(hooks),
         }
     }

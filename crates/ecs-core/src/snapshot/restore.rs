@@ -113,12 +113,21 @@ impl World {
                     let codec = hooks
                         .codec
                         .expect("checked while planning: a serde resource");
-                    Some(
-                        (codec.decode)(bytes).map_err(|reason| SnapshotError::Decode {
-                            name: entry.name.to_string(),
-                            reason,
-                        })?,
-                    )
+                    let name = || entry.name.to_string();
+                    let value = (codec.decode)(bytes).map_err(|reason| SnapshotError::Decode {
+                        name: name(),
+                        reason,
+                    })?;
+                    // A saved hash must be the value's (the snapshot's `state_hash` used it).
+                    if let (Some(saved), Some(hash)) = (entry.hash, hooks.hash) {
+                        if (hash.value)(&*value) != Some(saved) {
+                            return Err(SnapshotError::Decode {
+                                name: name(),
+                                reason: "the saved value hash is not the decoded value's".into(),
+                            });
+                        }
+                    }
+                    Some(value)
                 }
                 Some(v) => {
                     Some((hooks.prepare)(v).expect("checked while planning: same type and length"))

@@ -11,11 +11,14 @@ impl World {
     /// [`World::state_hash`] with no blind spots: an error, rather than a hash that counts a
     /// component by presence only, when a live entity holds a component whose value the hash
     /// cannot see: one registered neither as pod ([`World::register_pod`],
-    /// [`World::register_checked`]) nor as hashed ([`World::register_hashed`]). Zero-sized
-    /// components (tags) are all presence and always pass.
+    /// [`World::register_checked`]) nor as hashed ([`World::register_hashed`]), or when a
+    /// resource snapshotted by cloning is present without a hash
+    /// ([`World::register_hashed_resource`]). Zero-sized components (tags) are all presence
+    /// and always pass; resources not registered for snapshots are not world state here.
     ///
     /// # Errors
-    /// [`SnapshotError::Unhashed`], naming the first such component and an entity holding it.
+    /// [`SnapshotError::Unhashed`], naming the first such component and an entity holding it;
+    /// [`SnapshotError::UnhashedResource`] naming such a resource.
     ///
     /// ```
     /// # use ecs_core::{SnapshotError, World};
@@ -42,6 +45,13 @@ impl World {
                 }
             }
         }
+        for hooks in self.snapshots.resources() {
+            if !hooks.pod && hooks.hash.is_none() && (hooks.save)(self.resources()).is_some() {
+                return Err(SnapshotError::UnhashedResource {
+                    resource: hooks.name.to_string(),
+                });
+            }
+        }
         Ok(self.state_hash())
     }
 
@@ -51,8 +61,9 @@ impl World {
     /// as unregistered), whatever their chunk sizes, archetype creation orders, row orders or
     /// the number of threads that ran them. Components registered with
     /// [`World::register_hashed`] count by their `Hash`; other non-pod components count by
-    /// presence only ([`World::try_state_hash`] refuses those); cloned resources and the free
-    /// list are not hashed. The way to check determinism across runs and machines (of the same byte order):
+    /// presence only ([`World::try_state_hash`] refuses those); cloned resources count by value
+    /// when registered with [`World::register_hashed_resource`] and not at all otherwise; the
+    /// free list is not hashed. The way to check determinism across runs and machines (of the same byte order):
     /// compare hashes frame by frame. See the hash module's docs for the construction.
     ///
     /// Cost: about one 64-bit multiply per 8 bytes of pod data plus two per entity; one pass.
@@ -128,9 +139,13 @@ impl World {
                 }
             }
         }
-        for hooks in self.snapshots.resources().iter().filter(|h| h.pod) {
-            let value = (hooks.save)(self.resources());
-            h.resource(hooks.name, value.as_ref().and_then(ResourceValue::as_bytes));
+        for hooks in self.snapshots.resources() {
+            if hooks.pod {
+                let value = (hooks.save)(self.resources());
+                h.resource(hooks.name, value.as_ref().and_then(ResourceValue::as_bytes));
+            } else if let Some(hash) = hooks.hash.and_then(|hash| (hash.live)(self.resources())) {
+                h.resource(hooks.name, Some(&hash.to_le_bytes()));
+            }
         }
         h.finish()
     }

@@ -10,7 +10,7 @@ use bytemuck::{CheckedBitPattern, NoUninit, Pod};
 
 use crate::component::{Component, ComponentId};
 use crate::snapshot::registry::{
-    check_bytes, clone_hooks, hash_values, new_values, pod_hooks, ColumnKind,
+    check_bytes, clone_hooks, hash_values, new_values, pod_hooks, resource_hash, ColumnKind,
 };
 use crate::snapshot::state_types::StateValue;
 use crate::world::World;
@@ -213,6 +213,32 @@ impl World {
     /// ```
     pub fn register_snapshot_resource<R: Clone + Send + Sync + 'static>(&mut self) {
         self.snapshots.add_resource(clone_hooks::<R>());
+        self.snapshots.states.add::<R>();
+    }
+
+    /// [`World::register_snapshot_resource`], and [`World::state_hash`] hashes the value
+    /// through `R`'s `Hash` impl (a fixed-seed hasher, so runs and processes agree); a
+    /// snapshot keeps the hash with the clone. [`World::try_state_hash`] refuses a world
+    /// holding a resource snapshotted by cloning without it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let build = |names: &[&str]| {
+    ///     let mut world = World::new();
+    ///     world.register_hashed_resource::<Vec<String>>();
+    ///     world.insert_resource(names.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+    ///     world
+    /// };
+    /// assert_eq!(build(&["a"]).state_hash(), build(&["a"]).state_hash());
+    /// assert_ne!(build(&["a"]).state_hash(), build(&["b"]).state_hash());
+    /// let world = build(&["a"]);
+    /// assert_eq!(world.snapshot().unwrap().state_hash(), world.state_hash());
+    /// assert!(world.try_state_hash().is_ok());
+    /// ```
+    pub fn register_hashed_resource<R: Clone + Hash + Send + Sync + 'static>(&mut self) {
+        let mut hooks = clone_hooks::<R>();
+        hooks.hash = Some(resource_hash::<R>());
+        self.snapshots.add_resource(hooks);
         self.snapshots.states.add::<R>();
     }
 

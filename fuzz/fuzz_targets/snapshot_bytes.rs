@@ -6,7 +6,8 @@
 //!
 //! - `from_bytes` never panics: any input is a snapshot or a typed error.
 //! - A snapshot it accepts restores into a world that registered the seed corpus's pod types
-//!   and its serde type (`String`, in JSON, hashed), or is refused with a typed error; after a
+//!   and its serde types (`String`, a `Vec<u16>` resource and an `Events<u32>` queue, in
+//!   JSON, hashed), or is refused with a typed error; after a
 //!   restore the world's invariants hold, its state hash is the snapshot's (unless the bytes
 //!   hold serde values without their hashes, which the snapshot can only count by presence),
 //!   writing it again reads back to the same hash, and spawning and despawning still work.
@@ -43,6 +44,8 @@ fn world() -> World {
     world.register_hashed::<String>();
     world.register_serde_resource::<Vec<u16>, Json>();
     world.register_hashed_resource::<Vec<u16>>();
+    world.register_serde_resource::<ecs_sched::Events<u32>, Json>(); // an event queue
+    world.register_hashed_resource::<ecs_sched::Events<u32>>();
     world
 }
 

@@ -30,6 +30,8 @@ use crate::error::CommandError;
 use crate::param::SystemParam;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
+mod saved;
+
 /// The buffered events of type `T`: a resource, inserted by the first `EventWriter<T>` or
 /// `EventReader<T>` initialised for the world.
 ///
@@ -60,7 +62,8 @@ pub struct Events<T> {
 }
 
 /// Events of a `Clone` type clone, so `world.register_snapshot_resource::<Events<T>>()` puts
-/// the queue into world snapshots (with the ids its readers' cursors count).
+/// the queue into world snapshots (with the ids its readers' cursors count); see the `saved`
+/// module for `Hash` (the state hash) and, with the `serde` feature, snapshot bytes.
 impl<T: Clone> Clone for Events<T> {
     fn clone(&self) -> Self {
         Self {
@@ -69,6 +72,16 @@ impl<T: Clone> Clone for Events<T> {
             newer: self.newer.clone(),
             newer_start: self.newer_start,
         }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Events<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("first_id", &self.older_start)
+            .field("older", &self.older)
+            .field("newer", &self.newer)
+            .finish()
     }
 }
 

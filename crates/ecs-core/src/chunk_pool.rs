@@ -207,6 +207,32 @@ impl ChunkPool {
         BlockCache::lock().len() * BLOCK_BYTES
     }
 
+    /// Bytes of this pool's blocks the kernel backs with transparent huge pages (Linux, from
+    /// `/proc/self/smaps`; `None` elsewhere or if it cannot be read). Blocks are 2 MiB and
+    /// 2 MiB-aligned and the pool asks for huge pages (`madvise`), but whether it gets them is
+    /// the kernel's choice (`/sys/kernel/mm/transparent_hugepage/enabled`).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..100_000u64).map(|i| (i,))).for_each(drop);
+    /// let stats = world.chunk_pool().stats();
+    /// if let Some(huge) = world.chunk_pool().huge_page_bytes() {
+    ///     assert!(huge <= stats.block_bytes);
+    /// }
+    /// ```
+    pub fn huge_page_bytes(&self) -> Option<usize> {
+        let ranges: Vec<(usize, usize)> = self
+            .lock()
+            .iter()
+            .flat_map(|class| {
+                let size = class.block.size();
+                class.blocks.keys().map(move |&addr| (addr, addr + size))
+            })
+            .collect();
+        crate::huge_pages::backed_bytes(&ranges)
+    }
+
     /// Gives every block of the process cache back to the system; returns the bytes freed.
     pub fn drain_process_cache() -> usize {
         BlockCache::clear()

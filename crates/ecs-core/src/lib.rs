@@ -60,6 +60,7 @@ mod entity;
 mod entity_ref;
 mod error;
 mod hierarchy;
+mod huge_pages; // safe: parses /proc/self/smaps
 mod ids;
 mod query_cache;
 mod relationship;

@@ -214,6 +214,12 @@ pub struct WorldMemory {
     /// shows the same value). In the JSON; not in the printed table, which stays the same
     /// for alike worlds, nor in equality.
     pub process_cache_bytes: usize,
+    /// Bytes of the world's chunk blocks the kernel backs with transparent huge pages
+    /// ([`ChunkPool::huge_page_bytes`](crate::ChunkPool::huge_page_bytes): Linux only, from
+    /// `/proc/self/smaps`; `None` elsewhere). Part of the chunk fields above, not added to
+    /// the total; the kernel's state, so (like `process_cache_bytes`) in the JSON only, not in
+    /// the table nor in equality.
+    pub huge_page_bytes: Option<usize>,
 }
 
 /// Equal when every field of the world's own memory is: `process_cache_bytes` is the process's
@@ -230,6 +236,7 @@ impl PartialEq for WorldMemory {
             empty_archetypes,
             compaction_frees_bytes,
             process_cache_bytes: _,
+            huge_page_bytes: _,
         } = *self;
         (
             chunk_bytes,
@@ -466,6 +473,7 @@ impl WorldLayout {
         memory.pool_free_bytes = (pool.stats().block_bytes + pool.bookkeeping_bytes())
             .saturating_sub(memory.chunk_bytes + memory.spare_chunk_bytes);
         memory.process_cache_bytes = crate::ChunkPool::process_cache_bytes();
+        memory.huge_page_bytes = pool.huge_page_bytes();
         Self {
             chunk_size: world.chunk_size(),
             policy: world.chunk_policy(),
@@ -565,10 +573,13 @@ impl WorldLayout {
         }
         let _ = write!(
             out,
-            "\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"process_cache_bytes\":{},\"total\":{}}},\"archetypes\":[",
+            "\"empty_archetypes\":{},\"compaction_frees_bytes\":{},\"process_cache_bytes\":{},\
+             \"huge_page_bytes\":{},\"total\":{}}},\"archetypes\":[",
             m.empty_archetypes,
             m.compaction_frees_bytes,
             m.process_cache_bytes,
+            m.huge_page_bytes
+                .map_or_else(|| "null".to_owned(), |b| b.to_string()),
             m.total()
         );
         for (i, a) in self.archetypes.iter().enumerate() {

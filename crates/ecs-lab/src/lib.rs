@@ -46,7 +46,7 @@ mod sweep;
 
 pub use args::{policy_label, SweepArgs, USAGE};
 pub use components::{Block16, Cold, Hot, Pad, Pad16, Tag};
-pub use csv::to_csv;
+pub use csv::{to_csv, vs_best};
 pub use ecs_core::{ChunkPolicy, Footprint};
 pub use error::LabError;
 pub use mix::{Mix, COLD_MENU, HOT_LANES};

@@ -1,10 +1,12 @@
 //! Timing one world and its `Vec` baseline: the work each measure does, and its samples.
 //!
 //! Per repetition a [`WorldBench`] times `for_each` over the hot columns, the chunk-slice loop
-//! and add + remove of [`Tag`] on its move subset; and the `Vec` loop and the `Vec` row moves,
-//! before the world's measures in odd repetitions and after them in even ones (whichever runs
-//! second finds the caches as the first left them; alternating cancels that). Repetition 0 is
-//! a warm-up and not recorded. Each sample is the fastest of `best_of` passes.
+//! and add + remove of [`Tag`] on its move subset; and the [`Baseline`] times the `Vec` loop
+//! and the `Vec` row moves once per repetition (round) for all worlds of the mix, before the
+//! worlds in odd repetitions and after them in even ones (whichever runs second finds the
+//! caches as the first left them; alternating cancels that). Every world's ratio then divides
+//! by the same baseline samples, so policies compare without the baseline's own jitter.
+//! Repetition 0 is a warm-up and not recorded. Each sample is the fastest of `best_of` passes.
 //!
 //! # Invariants
 //! 1. The layout facts (memory, footprint, capacity) are read in [`WorldBench::new`], before
@@ -33,6 +35,8 @@ pub(crate) struct Baseline<const L: usize> {
     /// Rows moved out of `table`.
     tagged: Vec<u8>,
     row: usize,
+    /// ns per item of each recorded repetition: the `Vec` loop, the `Vec` moves.
+    samples: [Vec<f64>; 2],
 }
 
 impl<const L: usize> Baseline<L> {
@@ -43,6 +47,18 @@ impl<const L: usize> Baseline<L> {
             table: (0..n * row).map(|b| b as u8).collect(),
             tagged: Vec::with_capacity(n * row),
             row,
+            samples: Default::default(),
+        }
+    }
+
+    /// Repetition `rep` of both baseline measures, `k` row moves each way.
+    pub(crate) fn rep(&mut self, rep: usize, k: usize, best_of: usize) {
+        let n = self.hot0.len();
+        let looped = time(best_of, n, || self.run_loop());
+        let moved = time(best_of, k, || self.run_moves(k));
+        if rep > 0 {
+            self.samples[0].push(looped);
+            self.samples[1].push(moved);
         }
     }
 
@@ -122,8 +138,9 @@ pub(crate) struct WorldBench<const L: usize> {
     capacity: usize,
     memory_bytes: usize,
     pass: Footprint,
-    /// Per [`Measure::ALL`] entry, ns per item of each recorded repetition.
-    samples: [Vec<f64>; 5],
+    /// Per world measure of [`Measure::ALL`] (its first three), ns per item of each
+    /// recorded repetition.
+    samples: [Vec<f64>; 3],
 }
 
 impl<const L: usize> WorldBench<L> {
@@ -164,33 +181,31 @@ impl<const L: usize> WorldBench<L> {
         }
     }
 
-    /// Repetition `rep` of every measure (see the module docs); `base` is timed beside.
-    pub(crate) fn rep(&mut self, rep: usize, base: &mut Baseline<L>, best_of: usize) {
+    /// Rows moved each way by an add/remove repetition.
+    pub(crate) fn moves(&self) -> usize {
+        self.movers.len()
+    }
+
+    /// Repetition `rep` of the world's measures (see the module docs).
+    pub(crate) fn rep(&mut self, rep: usize, best_of: usize) {
         let (n, k, p) = (self.entities, self.movers.len(), best_of);
         let (world, query, movers) = (&mut self.world, &mut self.query, &self.movers);
-        let mut timed = [0.0; 5];
-        for half in [rep % 2, 1 - rep % 2] {
-            if half == 0 {
-                timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
-                timed[1] = time(p, n, || {
-                    query.for_each_chunk(world, |mut view| {
-                        let (a, b) = view.columns();
-                        add_slices(a, b);
-                    });
-                });
-                timed[2] = time(p, k, || {
-                    for &e in movers {
-                        world.insert_one(e, Tag).expect("alive");
-                    }
-                    for &e in movers {
-                        world.remove::<(Tag,)>(e).expect("tagged above");
-                    }
-                });
-            } else {
-                timed[3] = time(p, n, || base.run_loop());
-                timed[4] = time(p, k, || base.run_moves(k));
+        let mut timed = [0.0; 3];
+        timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
+        timed[1] = time(p, n, || {
+            query.for_each_chunk(world, |mut view| {
+                let (a, b) = view.columns();
+                add_slices(a, b);
+            });
+        });
+        timed[2] = time(p, k, || {
+            for &e in movers {
+                world.insert_one(e, Tag).expect("alive");
             }
-        }
+            for &e in movers {
+                world.remove::<(Tag,)>(e).expect("tagged above");
+            }
+        });
         if rep > 0 {
             for (s, t) in self.samples.iter_mut().zip(timed) {
                 s.push(t);
@@ -198,14 +213,23 @@ impl<const L: usize> WorldBench<L> {
         }
     }
 
-    /// One record per [`Measure::ALL`] entry.
+    /// One record per [`Measure::ALL`] entry: the world's three, and the round's baselines
+    /// (the same samples for every world of the mix).
     ///
     /// # Panics
     /// If no repetition was recorded.
     pub(crate) fn records(self, mix: &Mix, base: &Baseline<L>, best_of: usize) -> Vec<Record> {
+        let [for_each, chunks, moves] = self.samples;
+        let samples = [
+            for_each,
+            chunks,
+            moves,
+            base.samples[0].clone(),
+            base.samples[1].clone(),
+        ];
         Measure::ALL
             .into_iter()
-            .zip(self.samples)
+            .zip(samples)
             .map(|(measure, samples)| {
                 let world_side = measure.baseline().is_some();
                 Record {

@@ -1,5 +1,6 @@
 //! The sweep itself: every (mix, policy) world, each measure beside the same work on plain
-//! `Vec`s timed in the same repetition (see `measure.rs` for what one repetition does).
+//! `Vec`s timed once per repetition for all of them (see `measure.rs` for what one repetition
+//! does).
 //!
 //! All worlds of one mix are built first and then measured round-robin, repetition by
 //! repetition, so a load that drifts while the sweep runs reaches every policy alike, and the
@@ -119,9 +120,17 @@ fn sweep_mix<const L: usize, C: Cold>(
         let ids = populate::<L, C>(&mut world, args.entities);
         worlds.push(WorldBench::<L>::new(world, &ids, policy, args.moves));
     }
+    let moves = worlds.first().map_or(0, WorldBench::moves);
     for rep in 0..=args.reps {
+        // The baseline once per round, before the worlds in odd rounds and after them in even.
+        if rep % 2 == 1 {
+            base.rep(rep, moves, args.best_of);
+        }
         for bench in &mut worlds {
-            bench.rep(rep, &mut base, args.best_of);
+            bench.rep(rep, args.best_of);
+        }
+        if rep % 2 == 0 {
+            base.rep(rep, moves, args.best_of);
         }
     }
     for bench in worlds {

@@ -67,6 +67,7 @@ use crate::signature::Signature;
 use crate::world::{Tick, World};
 
 mod buf;
+#[cfg(feature = "serde")]
 #[deny(unsafe_code)]
 pub(crate) mod codec;
 #[deny(unsafe_code)]
@@ -137,7 +138,7 @@ pub(crate) struct ComponentEntry {
     hash: Option<registry::HashValues>,
     /// How `to_bytes` writes a cloned column of a `register_serde` type (none for snapshots
     /// read from bytes, whose serde columns stay encoded).
-    codec: Option<codec::ColumnCodec>,
+    codec: Option<registry::ColumnCodec>,
 }
 
 /// One archetype's rows.
@@ -185,7 +186,7 @@ pub(crate) struct ResourceEntry {
     pod: bool,
     value: Option<ResourceValue>,
     /// How `to_bytes` writes a cloned value of a `register_serde_resource` type.
-    codec: Option<codec::ResourceCodec>,
+    codec: Option<registry::ResourceCodec>,
     /// The value's state-hash term, for a present `register_hashed_resource` type.
     hash: Option<u64>,
 }

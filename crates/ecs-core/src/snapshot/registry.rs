@@ -13,10 +13,31 @@ use std::mem::{align_of, size_of};
 
 use bytemuck::{CheckedBitPattern, Pod};
 
-use super::codec::{ColumnCodec, ResourceCodec};
 use super::hash::StableHasher;
 use crate::component::{Component, ComponentId};
 use crate::resource::Resources;
+
+/// Encodes a snapshot's cloned column of the type the function was made for.
+pub(crate) type EncodeColumn = fn(&dyn ClonedColumn) -> Result<Vec<u8>, String>;
+/// Decodes bytes from [`EncodeColumn`] into a column of the same type.
+pub(crate) type DecodeColumn = fn(&[u8]) -> Result<Box<dyn ClonedColumn>, String>;
+
+/// The serde functions of one component type.
+#[derive(Clone, Copy)]
+pub(crate) struct ColumnCodec {
+    pub(crate) encode: EncodeColumn,
+    pub(crate) decode: DecodeColumn,
+}
+
+/// A resource value, type-erased.
+pub(crate) type AnyValue = Box<dyn Any + Send + Sync>;
+
+/// The serde functions of one resource type.
+#[derive(Clone, Copy)]
+pub(crate) struct ResourceCodec {
+    pub(crate) encode: fn(&(dyn Any + Send + Sync)) -> Result<Vec<u8>, String>,
+    pub(crate) decode: fn(&[u8]) -> Result<AnyValue, String>,
+}
 
 /// How one component type is snapshotted.
 #[derive(Clone, Copy)]

@@ -101,6 +101,28 @@ impl FixedTimestep {
         }
     }
 
+    /// The four numbers that make up the timestep: `(dt, max_steps, accumulator, steps)`,
+    /// for simulation snapshot bytes.
+    pub(crate) fn parts(&self) -> (Duration, u32, Duration, u64) {
+        (self.dt, self.max_steps, self.accumulator, self.steps)
+    }
+
+    /// A timestep from [`FixedTimestep::parts`]; `None` if they break its rules (`dt` zero,
+    /// `max_steps` zero, an accumulator of a whole step or more).
+    pub(crate) fn from_parts(
+        dt: Duration,
+        max_steps: u32,
+        accumulator: Duration,
+        steps: u64,
+    ) -> Option<Self> {
+        (!dt.is_zero() && max_steps > 0 && accumulator < dt).then_some(Self {
+            dt,
+            max_steps,
+            accumulator,
+            steps,
+        })
+    }
+
     /// Caps the steps per frame (at least 1).
     ///
     /// ```

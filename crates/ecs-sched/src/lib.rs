@@ -52,6 +52,7 @@ mod per_world;
 mod query;
 mod saved_state;
 mod schedule;
+mod sim_bytes;
 mod sim_snapshot;
 #[expect(
     unsafe_code,

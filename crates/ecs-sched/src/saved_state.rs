@@ -105,7 +105,8 @@ impl From<SnapshotError> for StateError {
 
 /// One saved piece of parameter state.
 pub(crate) enum Saved {
-    Value(StateValue),
+    /// A clone of a value, and its type's name (what snapshot bytes carry).
+    Value(StateValue, &'static str),
     Tick(Tick),
 }
 
@@ -138,7 +139,7 @@ impl<'a> StateWriter<'a> {
                 system: self.system.to_owned(),
                 type_name: type_name::<T>(),
             })?;
-        self.out.push(Saved::Value(copy));
+        self.out.push(Saved::Value(copy, type_name::<T>()));
         Ok(())
     }
 
@@ -185,7 +186,7 @@ impl<'a> StateReader<'a> {
     /// If the next saved piece is not a `T` (parameters read what they wrote, in order).
     pub fn load_value<T: Send + Sync + 'static>(&mut self) -> T {
         match self.saved.next() {
-            Some(Saved::Value(value)) => {
+            Some(Saved::Value(value, _)) => {
                 let copy = self
                     .world
                     .clone_state(&**value)

@@ -9,6 +9,9 @@
 //! so change detection answers as it did (the `saved_state` module lists what each parameter
 //! saves).
 //!
+//! [`SimSnapshot::to_bytes`] / [`SimSnapshot::from_bytes`] (the `sim_bytes` module) write and
+//! read one, so a simulation can be saved to disk and resumed in another process.
+//!
 //! Not captured: state inside exclusive systems' closures and other hand-written
 //! [`System`](crate::System)s that do not implement `save_state`, observers and registered
 //! one-shot systems (they live in the world, outside its snapshot), and timings. Capturing
@@ -46,6 +49,9 @@ pub struct SimSnapshot {
     world: Snapshot,
     schedules: Vec<ScheduleState>,
     timestep: Option<FixedTimestep>,
+    /// Read from bytes: its saved values' types are checked against the live schedules at
+    /// restore (a snapshot captured in this process has them by construction).
+    from_bytes: bool,
 }
 
 impl std::fmt::Debug for SimSnapshot {
@@ -93,6 +99,7 @@ impl SimSnapshot {
             .collect::<Result<_, _>>()?;
         world.snapshot_into(&mut self.world, Unregistered::Fail)?;
         self.timestep = timestep.cloned();
+        self.from_bytes = false;
         Ok(())
     }
 
@@ -124,8 +131,12 @@ impl SimSnapshot {
                 detail: "a fixed timestep was saved but not given, or the reverse".to_owned(),
             });
         }
-        for (schedule, saved) in schedules.iter().zip(&self.schedules) {
+        for (schedule, saved) in schedules.iter_mut().zip(&self.schedules) {
             schedule.check_state(saved)?;
+            if self.from_bytes {
+                // Values from a file: the types must be the ones the systems keep.
+                schedule.check_state_types(world, saved)?;
+            }
         }
         world.restore(&self.world)?;
         let shift = world.change_tick() - self.world.change_tick();
@@ -141,5 +152,27 @@ impl SimSnapshot {
     /// The world part.
     pub fn world(&self) -> &Snapshot {
         &self.world
+    }
+
+    pub(crate) fn schedules(&self) -> &[ScheduleState] {
+        &self.schedules
+    }
+
+    pub(crate) fn timestep(&self) -> Option<&FixedTimestep> {
+        self.timestep.as_ref()
+    }
+
+    /// A snapshot read from bytes.
+    pub(crate) fn from_parts(
+        world: Snapshot,
+        schedules: Vec<ScheduleState>,
+        timestep: Option<FixedTimestep>,
+    ) -> Self {
+        Self {
+            world,
+            schedules,
+            timestep,
+            from_bytes: true,
+        }
     }
 }

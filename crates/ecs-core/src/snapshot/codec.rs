@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::component::Component;
 use crate::snapshot::registry::{AnyValue, ClonedColumn, ColumnCodec, ResourceCodec, Values};
+use crate::snapshot::state_types::{StateCodec, StateValue};
 
 /// A serde data format for snapshot bytes (JSON, bincode, postcard, MessagePack...): the
 /// engine hands it values to write and bytes to read, and never looks inside.
@@ -124,5 +125,36 @@ where
     ResourceCodec {
         encode: encode_resource::<R, F>,
         decode: decode_resource::<R, F>,
+    }
+}
+
+fn encode_state<T, F>(value: &(dyn Any + Send + Sync)) -> Option<Result<Vec<u8>, String>>
+where
+    T: Serialize + 'static,
+    F: SerdeFormat,
+{
+    let value = value.downcast_ref::<T>()?;
+    Some(F::to_vec(value).map_err(|e| e.to_string()))
+}
+
+fn decode_state<T, F>(bytes: &[u8]) -> Result<StateValue, String>
+where
+    T: DeserializeOwned + Send + Sync + 'static,
+    F: SerdeFormat,
+{
+    let value: T = F::from_slice(bytes).map_err(|e| e.to_string())?;
+    Ok(Box::new(value))
+}
+
+/// The codec of state type `T` in format `F`.
+pub(crate) fn state_codec<T, F>() -> StateCodec
+where
+    T: Serialize + DeserializeOwned + Send + Sync + 'static,
+    F: SerdeFormat,
+{
+    StateCodec {
+        name: std::any::type_name::<T>(),
+        encode: encode_state::<T, F>,
+        decode: decode_state::<T, F>,
     }
 }

@@ -26,16 +26,49 @@ fn clone_as<T: Clone + Send + Sync + 'static>(
         .map(|v| Box::new(v.clone()) as StateValue)
 }
 
-/// The clone functions of one world, by `TypeId`.
+/// Writes a state value of the codec's type; `None` if the value is of another type.
+pub(crate) type EncodeState = fn(&(dyn Any + Send + Sync)) -> Option<Result<Vec<u8>, String>>;
+
+/// How a state value of one type is written to bytes and read back (a serde format's
+/// functions, monomorphic in the type: `World::register_state_serde`).
+#[derive(Clone, Copy)]
+pub(crate) struct StateCodec {
+    /// The type's name, which the bytes carry to find the codec again.
+    pub(crate) name: &'static str,
+    pub(crate) encode: EncodeState,
+    pub(crate) decode: fn(&[u8]) -> Result<StateValue, String>,
+}
+
+/// The clone functions of one world, by `TypeId`, and the byte codecs of the state types
+/// registered for them.
 ///
 /// # Invariants
-/// `clones[&TypeId::of::<T>()]` is `clone_as::<T>`.
+/// `clones[&TypeId::of::<T>()]` is `clone_as::<T>`; `codecs[&TypeId::of::<T>()]` and
+/// `by_name[type_name::<T>()]` are the same codec, made for `T`.
 #[derive(Default)]
 pub(crate) struct StateTypes {
     clones: HashMap<TypeId, CloneFn>,
+    codecs: HashMap<TypeId, StateCodec>,
+    by_name: HashMap<&'static str, StateCodec>,
 }
 
 impl StateTypes {
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn add_codec<T: 'static>(&mut self, codec: StateCodec) {
+        self.codecs.insert(TypeId::of::<T>(), codec);
+        self.by_name.insert(codec.name, codec);
+    }
+
+    /// The codec of `value`'s type, if registered.
+    pub(crate) fn codec_of(&self, value: &(dyn Any + Send + Sync)) -> Option<StateCodec> {
+        self.codecs.get(&(*value).type_id()).copied()
+    }
+
+    /// The codec registered under a type name.
+    pub(crate) fn codec_named(&self, name: &str) -> Option<StateCodec> {
+        self.by_name.get(name).copied()
+    }
+
     pub(crate) fn add<T: Clone + Send + Sync + 'static>(&mut self) {
         self.clones.insert(TypeId::of::<T>(), clone_as::<T>);
     }

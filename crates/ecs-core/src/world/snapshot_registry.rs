@@ -146,7 +146,111 @@ impl World {
         let id = self.register_clone::<T>();
         self.snapshots
             .set_codec(id, crate::snapshot::codec::column_codec::<T, F>());
+        self.register_state_serde::<T, F>();
         id
+    }
+
+    /// Registers `T` as a state type ([`World::register_state`]) that a simulation snapshot
+    /// can write to bytes through the serde format `F` (ecs-sched's `SimSnapshot::to_bytes`):
+    /// a system's `Local<T>`, for instance. Types registered with [`World::register_serde`]
+    /// or [`World::register_serde_resource`] need no call;
+    /// [`World::register_serde_primitives`] registers the primitive types at once.
+    ///
+    /// Requires the `serde` feature.
+    #[cfg(feature = "serde")]
+    pub fn register_state_serde<T, F>(&mut self)
+    where
+        T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+        F: crate::SerdeFormat,
+    {
+        self.snapshots.states.add::<T>();
+        self.snapshots
+            .states
+            .add_codec::<T>(crate::snapshot::codec::state_codec::<T, F>());
+    }
+
+    /// [`World::register_state_serde`] for the integer and float types, `bool`, `char`,
+    /// `()`, `String` and `Duration`: the state types a schedule keeps without registration
+    /// (an `every_n_runs` counter, a `Local<u32>`), written in format `F`.
+    ///
+    /// Requires the `serde` feature.
+    #[cfg(feature = "serde")]
+    pub fn register_serde_primitives<F: crate::SerdeFormat>(&mut self) {
+        macro_rules! each {
+            ($($t:ty),*) => { $(self.register_state_serde::<$t, F>();)* };
+        }
+        each!(
+            u8,
+            u16,
+            u32,
+            u64,
+            u128,
+            usize,
+            i8,
+            i16,
+            i32,
+            i64,
+            i128,
+            isize,
+            f32,
+            f64,
+            bool,
+            char,
+            (),
+            String,
+            std::time::Duration
+        );
+    }
+
+    /// A state value as bytes, through its type's `register_state_serde` codec (feature
+    /// `serde`):
+    /// the type's name (to find the codec when reading) and the encoded value.
+    ///
+    /// # Errors
+    /// [`SnapshotError::NotSerdeInWorld`](crate::SnapshotError::NotSerdeInWorld) naming
+    /// `type_name` if the type has no codec; [`SnapshotError::Encode`](crate::SnapshotError::Encode)
+    /// if the format fails.
+    pub fn encode_state(
+        &self,
+        value: &(dyn Any + Send + Sync),
+        type_name: &str,
+    ) -> Result<(&'static str, Vec<u8>), crate::SnapshotError> {
+        let codec = self.snapshots.states.codec_of(value).ok_or_else(|| {
+            crate::SnapshotError::NotSerdeInWorld {
+                name: type_name.to_owned(),
+            }
+        })?;
+        let bytes = (codec.encode)(value)
+            .expect("the codec found by the value's TypeId takes it")
+            .map_err(|reason| crate::SnapshotError::Encode {
+                name: codec.name.to_owned(),
+                reason,
+            })?;
+        Ok((codec.name, bytes))
+    }
+
+    /// Reads a state value written by [`World::encode_state`] under the type name `name`;
+    /// returns it with the name as the codec holds it.
+    ///
+    /// # Errors
+    /// [`SnapshotError::NotSerdeInWorld`](crate::SnapshotError::NotSerdeInWorld) if no codec
+    /// is registered under `name`; [`SnapshotError::Decode`](crate::SnapshotError::Decode) if
+    /// the bytes are not a value of it.
+    pub fn decode_state(
+        &self,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(StateValue, &'static str), crate::SnapshotError> {
+        let codec = self.snapshots.states.codec_named(name).ok_or_else(|| {
+            crate::SnapshotError::NotSerdeInWorld {
+                name: name.to_owned(),
+            }
+        })?;
+        let value = (codec.decode)(bytes).map_err(|reason| crate::SnapshotError::Decode {
+            name: name.to_owned(),
+            reason,
+        })?;
+        Ok((value, codec.name))
     }
 
     /// Opts resource `R` into snapshots by cloning, as
@@ -164,7 +268,7 @@ impl World {
         let mut hooks = clone_hooks::<R>();
         hooks.codec = Some(crate::snapshot::codec::resource_codec::<R, F>());
         self.snapshots.add_resource(hooks);
-        self.snapshots.states.add::<R>();
+        self.register_state_serde::<R, F>();
     }
 
     /// Whether component `id` was registered with [`World::register_pod`].

@@ -23,7 +23,7 @@ use super::{Order, Schedule, Threads};
 
 impl Schedule {
     /// Builds (or selects) every system's and condition's parameter state for `world`.
-    pub(super) fn initialize_systems(&mut self, world: &mut World) {
+    pub(crate) fn initialize_systems(&mut self, world: &mut World) {
         for cell in &mut self.systems {
             let unit = cell.unit_mut();
             unit.system.initialize(world);

@@ -5,6 +5,7 @@ use ecs_core::World;
 
 use super::Schedule;
 use crate::saved_state::{Saved, StateError, StateReader, StateWriter};
+use crate::sim_bytes::{Reader, Writer};
 
 /// The saved parameter state of one schedule's systems and conditions, for one world.
 ///
@@ -22,7 +23,115 @@ struct SavedUnit {
     conditions: Vec<Option<Vec<Saved>>>,
 }
 
+impl ScheduleState {
+    /// Writes the units (see the `sim_bytes` module for the format), values through
+    /// `world`'s state codecs.
+    pub(crate) fn write(&self, w: &mut Writer, world: &World) -> Result<(), StateError> {
+        let state = |w: &mut Writer, state: &Option<Vec<Saved>>| {
+            match state {
+                None => w.u8(0),
+                Some(pieces) => {
+                    w.u8(1);
+                    w.len(pieces.len());
+                    for piece in pieces {
+                        w.piece(piece, world)?;
+                    }
+                }
+            }
+            Ok::<_, StateError>(())
+        };
+        w.len(self.units.len());
+        for unit in &self.units {
+            w.str(&unit.name);
+            state(w, &unit.system)?;
+            w.len(unit.conditions.len());
+            for condition in &unit.conditions {
+                state(w, condition)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what [`ScheduleState::write`] wrote, values through `world`'s state codecs.
+    pub(crate) fn read(r: &mut Reader<'_>, world: &World) -> Result<Self, StateError> {
+        let state = |r: &mut Reader<'_>| {
+            let at = r.at();
+            match r.u8()? {
+                0 => Ok(None),
+                1 => {
+                    let n = r.count(9)?;
+                    (0..n)
+                        .map(|_| r.piece(world))
+                        .collect::<Result<_, _>>()
+                        .map(Some)
+                }
+                other => Err(r.corrupt(at, format!("state flag {other}"))),
+            }
+        };
+        let n = r.count(10)?;
+        let mut units = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = r.str()?.to_owned();
+            let system = state(r)?;
+            let conditions = r.count(1)?;
+            let conditions = (0..conditions)
+                .map(|_| state(r))
+                .collect::<Result<_, _>>()?;
+            units.push(SavedUnit {
+                name,
+                system,
+                conditions,
+            });
+        }
+        Ok(Self { units })
+    }
+}
+
+/// The shape of one saved state, for comparing a snapshot read from bytes with the live
+/// schedule: per piece, a tick or a value's type name.
+fn shape(state: &Option<Vec<Saved>>) -> Option<Vec<Option<&'static str>>> {
+    state.as_ref().map(|pieces| {
+        pieces
+            .iter()
+            .map(|p| match p {
+                Saved::Tick(_) => None,
+                Saved::Value(_, name) => Some(*name),
+            })
+            .collect()
+    })
+}
+
 impl Schedule {
+    /// Checks that the values `saved` holds (read from bytes) are of the types this
+    /// schedule's systems keep for `world`, piece by piece, by saving the live state (the
+    /// systems are initialized for `world` first, as a restore would).
+    pub(crate) fn check_state_types(
+        &mut self,
+        world: &mut World,
+        saved: &ScheduleState,
+    ) -> Result<(), StateError> {
+        self.initialize_systems(world);
+        let live = self.save_state(world)?;
+        for (now, then) in live.units.iter().zip(&saved.units) {
+            let pairs = std::iter::once((&now.system, &then.system))
+                .chain(now.conditions.iter().zip(&then.conditions));
+            for (now_state, then_state) in pairs {
+                let (a, b) = (shape(now_state), shape(then_state));
+                if b.is_some() && a != b {
+                    return Err(StateError::ScheduleMismatch {
+                        detail: format!(
+                            "`{}` keeps state {:?}, the snapshot holds {:?}",
+                            now.name,
+                            a.unwrap_or_default(),
+                            b.unwrap_or_default()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Saves every system's and condition's state for `world`.
     pub(crate) fn save_state(&self, world: &World) -> Result<ScheduleState, StateError> {
         let mut units = Vec::with_capacity(self.systems.len());

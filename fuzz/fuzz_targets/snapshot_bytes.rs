@@ -13,10 +13,15 @@
 //!   writing it again reads back to the same hash, and spawning and despawning still work.
 //! - Saved change ticks (format 3) are checked when read, so restoring them never overflows a
 //!   tick or leaves a row newer than its chunk.
+//! - The same bytes read as a *simulation* snapshot (`SimSnapshot::from_bytes`: the world's
+//!   bytes inside, then schedule state and a fixed timestep) never panic either; one it
+//!   accepts restores (with no schedules given) or is refused, and the world stays
+//!   consistent. Seeds `seed-sim-*` start the fuzzer inside that format.
 
 #![no_main]
 
 use ecs_core::{SerdeFormat, Snapshot, World};
+use ecs_sched::SimSnapshot;
 use libfuzzer_sys::fuzz_target;
 
 struct Json;
@@ -46,6 +51,7 @@ fn world() -> World {
     world.register_hashed_resource::<Vec<u16>>();
     world.register_serde_resource::<ecs_sched::Events<u32>, Json>(); // an event queue
     world.register_hashed_resource::<ecs_sched::Events<u32>>();
+    world.register_serde_primitives::<Json>(); // saved `Local`s and counters
     world
 }
 
@@ -62,6 +68,11 @@ fuzz_target!(|data: &[u8]| {
     } else {
         rest
     };
+    if let Ok(sim) = SimSnapshot::from_bytes(bytes, &world()) {
+        let mut world = world();
+        let _ = sim.restore(&mut world, &mut [], None);
+        world.check_invariants();
+    }
     let Ok(snap) = Snapshot::from_bytes(bytes) else {
         return;
     };

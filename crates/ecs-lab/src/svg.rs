@@ -3,8 +3,12 @@
 //! One panel per world measure present (`for_each`, `chunk_slice`, `add_remove`); in each, one
 //! group of bars per policy, one bar per mix: the median in ns/entity, a whisker from the
 //! first to the third quartile, and a black tick at the median of the `Vec` baseline timed
-//! beside it. Colours are spaced by the golden angle, so any number of mixes stay distinct;
-//! every free-text label is XML-escaped.
+//! beside it. The first eight mixes take the Okabe–Ito colours (distinct for the common
+//! colour-vision deficiencies), further ones hues spaced by the golden angle, so any number of
+//! mixes stay distinct; every free-text label is XML-escaped. The run's metadata (entities,
+//! repetitions, passes per sample, CPU model and load average where the machine reports them)
+//! is printed under the title and kept in a `<desc>` element, so a chart carries how it was
+//! measured.
 
 use std::fmt::Write as _;
 
@@ -43,7 +47,8 @@ pub fn to_svg(records: &[Record]) -> String {
     let width = (LEFT + configs.len() as f64 * group_w + 20.0)
         .max(LEFT + legend_w + 20.0)
         .max(640.0);
-    let height = TOP + measures.len() as f64 * (PANEL_H + 40.0) + 10.0;
+    let height = TOP + 14.0 + measures.len() as f64 * (PANEL_H + 40.0) + 10.0;
+    let metadata = escape(&run_metadata(records));
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -54,7 +59,9 @@ pub fn to_svg(records: &[Record]) -> String {
         out,
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{LEFT}\" y=\"16\" \
          font-size=\"13\">ns per entity by chunk policy and mix: median, IQR whisker, \
-         black tick = plain Vec</text>"
+         black tick = plain Vec</text>\n<desc>{metadata}</desc>\n<text x=\"{LEFT}\" \
+         y=\"{}\" fill=\"#444\">{metadata}</text>",
+        TOP + 4.0
     );
     // Legend.
     let mut x = LEFT;
@@ -69,7 +76,7 @@ pub fn to_svg(records: &[Record]) -> String {
         x += 24.0 + 6.5 * label.len() as f64;
     }
     for (p, &measure) in measures.iter().enumerate() {
-        let top = TOP + p as f64 * (PANEL_H + 40.0) + 14.0;
+        let top = TOP + 14.0 + p as f64 * (PANEL_H + 40.0) + 14.0;
         let bottom = top + PANEL_H - 20.0;
         let of_measure: Vec<&Record> = records.iter().filter(|r| r.measure == measure).collect();
         let base = |r: &Record| baseline_of(records, r).map(|b| b.stats.median);
@@ -201,7 +208,41 @@ fn tick_label(v: f64) -> String {
 
 /// Colour `i` of any number: hues spaced by the golden angle.
 fn colour(i: usize) -> String {
-    format!("hsl({:.0},60%,50%)", (i as f64 * 137.508) % 360.0)
+    /// Okabe & Ito's palette without its black (bars have black whiskers).
+    const OKABE_ITO: [&str; 7] = [
+        "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+    ];
+    match OKABE_ITO.get(i) {
+        Some(c) => (*c).to_owned(),
+        None => format!("hsl({:.0},60%,45%)", (i as f64 * 137.508) % 360.0),
+    }
+}
+
+/// One line saying how `records` were measured: entities, repetitions, passes per sample,
+/// and the machine's CPU model and load average (Linux; left out elsewhere).
+fn run_metadata(records: &[Record]) -> String {
+    let mut parts = Vec::new();
+    if let Some(r) = records.first() {
+        parts.push(format!(
+            "{} entities, {} reps, best of {} passes",
+            r.entities, r.stats.reps, r.best_of
+        ));
+    }
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|l| l.trim_start_matches([' ', '\t', ':']).trim().to_owned())
+        });
+    if let Some(cpu) = cpu {
+        parts.push(cpu);
+    }
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let load: Vec<&str> = load.split_whitespace().take(3).collect();
+        parts.push(format!("load {}", load.join(" ")));
+    }
+    parts.join(" · ")
 }
 
 /// `s` with XML's special characters escaped.
@@ -271,5 +312,10 @@ mod tests {
         // Medians (upper of two samples) are 6 and 5 in the for_each panel: the axis tops
         // at or above the 4-KiB whisker end (q3 = 6).
         assert!(svg.contains(">6</text>") || svg.contains(">8</text>"));
+        // The run's metadata is in the file, shown and as a description.
+        assert!(svg.contains("<desc>1000 entities, 2 reps, best of 1 passes"));
+        assert_eq!(svg.matches("1000 entities, 2 reps").count(), 2);
+        // The first mixes take the colour-blind-safe palette.
+        assert!(svg.contains("fill=\"#E69F00\"") && svg.contains("fill=\"#56B4E9\""));
     }
 }

@@ -65,6 +65,9 @@ fn register(world: &mut World) {
     world.register_serde_resource::<Scores, Json>();
 }
 
+/// Rows of the test worlds: fewer under Miri, still several chunks of 512 bytes.
+const ROWS: u32 = if cfg!(miri) { 60 } else { 300 };
+
 fn registered() -> World {
     let mut world = World::with_test_chunk_size(512);
     register(&mut world);
@@ -87,7 +90,7 @@ fn order(i: u32) -> Order {
 fn populated() -> (World, Vec<Entity>) {
     let mut world = registered();
     let mut ids = Vec::new();
-    for i in 0..300u32 {
+    for i in 0..ROWS {
         let pos = Pos([i as f32, 1.0]);
         let e = match i % 4 {
             0 => world.spawn((pos, Name(format!("unit {i}")))),
@@ -178,7 +181,7 @@ fn restoring_bytes_restores_change_ticks_like_an_in_memory_snapshot() {
     };
     let mut world = build();
     let mut ids = Vec::new();
-    for i in 0..200u32 {
+    for i in 0..ROWS * 2 / 3 {
         world.advance_tick();
         ids.push(world.spawn((Pos([i as f32, 0.0]), Name(format!("n{i}")))));
     }

@@ -25,6 +25,7 @@ mod events;
 )]
 mod executor;
 mod fixed;
+mod framing;
 mod graph;
 mod id_lanes;
 #[expect(

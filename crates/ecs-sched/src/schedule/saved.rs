@@ -4,8 +4,8 @@
 use ecs_core::World;
 
 use super::Schedule;
+use crate::framing::{Reader, Writer};
 use crate::saved_state::{Saved, StateError, StateReader, StateWriter};
-use crate::sim_bytes::{Reader, Writer};
 
 /// The saved parameter state of one schedule's systems and conditions, for one world.
 ///

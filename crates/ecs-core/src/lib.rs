@@ -35,6 +35,7 @@ mod archetype;
     reason = "writes and reads tuple elements through column pointers"
 )]
 mod bundle;
+mod cache_sizes; // safe: reads /sys
 #[expect(unsafe_code, reason = "owns the raw chunk allocations")]
 mod chunk;
 #[expect(
@@ -85,6 +86,7 @@ mod world;
 pub use archetype::store::Archetypes;
 pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
+pub use cache_sizes::CacheSizes;
 pub use chunk::Chunk;
 pub use chunk_component::ChunkValues;
 pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};

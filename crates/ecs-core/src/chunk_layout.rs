@@ -72,6 +72,9 @@ pub struct ChunkLayout {
     placement: Box<[usize]>,
     /// The rule that chose `placement`, for the layout report.
     order_name: &'static str,
+    /// The alignment every column was raised to (1: its type's own); see
+    /// `World::set_column_alignment`.
+    column_align: usize,
 }
 
 /// Size and alignment of one column's element, the input of [`ChunkLayout::new`].
@@ -180,6 +183,7 @@ impl ChunkLayout {
             } else {
                 "custom"
             },
+            column_align: 1,
         })
     }
 
@@ -327,6 +331,28 @@ impl ChunkLayout {
     pub(crate) fn named(mut self, order_name: &'static str) -> Self {
         self.order_name = order_name;
         self
+    }
+
+    /// Records that this layout's columns were laid out with their alignment raised to
+    /// `align` (the specs it was built from say so; this only remembers it).
+    pub(crate) fn with_column_align(mut self, align: usize) -> Self {
+        self.column_align = align.max(1);
+        self
+    }
+
+    /// The alignment every column array was raised to when this layout was made
+    /// (`World::set_column_alignment`; 1 when each column is aligned for its type only).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// world.set_column_alignment(128).unwrap();
+    /// let e = world.spawn((1u16,));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// assert_eq!(arch.layout().column_align(), 128);
+    /// ```
+    pub fn column_align(&self) -> usize {
+        self.column_align
     }
 
     /// Number of component columns.

@@ -217,6 +217,9 @@ impl ColumnSpec {
 pub(crate) struct ChunkSizing {
     pub(crate) policy: ChunkPolicy,
     pub(crate) order: ColumnOrder,
+    /// Every column array starts at a multiple of this (a power of two; 0 or 1 for none
+    /// beyond the types' own alignment).
+    pub(crate) column_align: usize,
     pub(crate) overrides: HashMap<Signature, usize, ahash::RandomState>,
 }
 
@@ -239,7 +242,16 @@ impl ChunkSizing {
     /// # Errors
     /// If one row does not fit the chunk size chosen (for `MinRows`, the largest).
     pub(crate) fn layout(&self, infos: &[&ComponentInfo]) -> Result<ChunkLayout, RowTooLarge> {
-        let specs: Vec<ColumnSpec> = infos.iter().map(|i| ColumnSpec::of(i)).collect();
+        let specs: Vec<ColumnSpec> = infos
+            .iter()
+            .map(|i| {
+                let spec = ColumnSpec::of(i);
+                ColumnSpec {
+                    align: spec.align.max(self.column_align),
+                    ..spec
+                }
+            })
+            .collect();
         let ids: Vec<ComponentId> = infos.iter().map(|i| i.id()).collect();
         let signature: Signature = ids.iter().copied().collect();
         let too_large = |chunk_size| RowTooLarge {
@@ -263,7 +275,8 @@ impl ChunkSizing {
             }
             size *= 2;
         }
-        best.ok_or_else(|| too_large(*sizes.end()))
+        best.map(|l| l.with_column_align(self.column_align))
+            .ok_or_else(|| too_large(*sizes.end()))
     }
 }
 

@@ -245,6 +245,8 @@ pub enum WorldError {
     InvalidChunkSize(usize),
     /// `ChunkPolicy::MinRows(0)`: a chunk holds at least one row.
     ZeroMinRows,
+    /// `set_column_alignment` takes a power of two from 1 to 4096.
+    InvalidColumnAlignment(usize),
     /// `set_chunk_size_for` came after the archetype was created, so its chunks are sized.
     ArchetypeExists(crate::ArchetypeId),
     /// `set_component_hooks` (or a relationship's registration) for a type that has hooks.
@@ -276,6 +278,10 @@ impl fmt::Display for WorldError {
             Self::ZeroMinRows => {
                 f.write_str("invalid chunk policy: `MinRows` needs at least 1 row")
             }
+            Self::InvalidColumnAlignment(bytes) => write!(
+                f,
+                "invalid column alignment {bytes}: expected a power of two from 1 to 4096 bytes"
+            ),
             Self::ArchetypeExists(id) => write!(
                 f,
                 "archetype {} already exists, so its chunk size is fixed",

@@ -45,7 +45,7 @@ impl Archetype {
             );
             specs.push(ColumnSpec {
                 size: info.size(),
-                align: info.align(),
+                align: info.align().max(self.layout.column_align()),
             });
         }
         let fresh =

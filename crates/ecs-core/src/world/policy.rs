@@ -103,6 +103,45 @@ impl World {
         self.parts_mut().2.sizing.order = order;
     }
 
+    /// Starts every column array of archetypes created from now on at a multiple of
+    /// `bytes` (a power of two up to 4096), whatever its type's alignment, as Unity's
+    /// chunks start each array on a cache line; 1 (the default) aligns each column for its
+    /// type only (spare bytes of a full chunk still go to cache-line starts, but never at the
+    /// cost of a row). A larger alignment may cost rows per chunk: the layout lab's question.
+    ///
+    /// # Errors
+    /// [`WorldError::InvalidColumnAlignment`] for zero, a non-power of two or more than 4096;
+    /// the setting is then unchanged.
+    ///
+    /// ```
+    /// # use ecs_core::{World, WorldError};
+    /// let mut world = World::new();
+    /// world.set_column_alignment(64).unwrap();
+    /// let e = world.spawn((1u8, 2u32));
+    /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
+    /// let layout = arch.layout();
+    /// assert!((0..2).all(|c| layout.offset(c) % 64 == 0));
+    /// assert_eq!(world.column_alignment(), 64);
+    /// assert_eq!(world.set_column_alignment(48), Err(WorldError::InvalidColumnAlignment(48)));
+    /// ```
+    pub fn set_column_alignment(&mut self, bytes: usize) -> Result<(), WorldError> {
+        if !bytes.is_power_of_two() || bytes > crate::MIN_CHUNK_SIZE {
+            return Err(WorldError::InvalidColumnAlignment(bytes));
+        }
+        self.parts_mut().2.sizing.column_align = bytes;
+        Ok(())
+    }
+
+    /// The alignment every column array of new archetypes starts at (1: its type's own).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// assert_eq!(World::new().column_alignment(), 1);
+    /// ```
+    pub fn column_alignment(&self) -> usize {
+        self.graph().sizing.column_align.max(1)
+    }
+
     /// The column order for new archetypes.
     ///
     /// ```

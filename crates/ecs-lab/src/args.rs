@@ -6,11 +6,13 @@ use ecs_core::ChunkPolicy;
 
 use crate::error::LabError;
 use crate::mix::Mix;
+use crate::timer::Passes;
 
 /// What `sweep --help` prints.
 pub const USAGE: &str = "\
 usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
-             [--entities N] [--reps N] [--best-of N] [--moves N] [--csv PATH] [--svg PATH]
+             [--entities N] [--reps N] [--best-of N] [--warm] [--replicas N] [--seed N]
+             [--moves N] [--csv PATH] [--svg PATH]
 
   --mix       a component mix: two hot columns of LANES f32s (1-4) and COLD bytes
               (0 8 16 32 64 92 128 256 276 512, or 16 32 64 128 256 with @16);
@@ -21,6 +23,11 @@ usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
   --reps      timed repetitions per measurement (default 11)
   --best-of   passes per repetition, of which the fastest is its sample (default 1;
               3 filters out passes another process preempted, on a loaded machine)
+  --warm      run passes back to back (warm caches); by default every pass is cold:
+              the caches are evicted first by reading twice the largest cache's bytes
+  --replicas  build and measure every world this many times, each time in another
+              shuffled order of policies, and pool the samples (default 1)
+  --seed      the seed of those build orders (default 1)
   --moves     entities tagged and untagged per add/remove rep (default min(entities, 100000))
   --csv       write the results as CSV here
   --svg       write a chart of ns/entity per chunk size and mix here
@@ -50,6 +57,12 @@ pub struct SweepArgs {
     pub reps: usize,
     /// Passes per repetition; the fastest is the repetition's sample.
     pub best_of: usize,
+    /// Cold (the default) or warm passes.
+    pub passes: Passes,
+    /// Times every world is built and measured; samples are pooled.
+    pub replicas: usize,
+    /// Seed of the shuffled build orders.
+    pub seed: u64,
     /// Entities tagged and untagged per add/remove repetition (at most `entities`).
     pub moves: usize,
     /// Where to write the CSV, if anywhere.
@@ -84,9 +97,14 @@ impl SweepArgs {
         let mut min_rows: Option<Vec<usize>> = None;
         let (mut entities, mut reps, mut best_of, mut moves) = (1_000_000, 11, 1, None);
         let (mut csv, mut svg) = (None, None);
+        let (mut passes, mut replicas, mut seed) = (Passes::Cold, 1, 1);
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             let flag = flag.as_ref();
+            if flag == "--warm" {
+                passes = Passes::Warm;
+                continue;
+            }
             let known: &'static str = match flag {
                 "--mix" => "--mix",
                 "--sizes" => "--sizes",
@@ -95,6 +113,8 @@ impl SweepArgs {
                 "--reps" => "--reps",
                 "--best-of" => "--best-of",
                 "--moves" => "--moves",
+                "--replicas" => "--replicas",
+                "--seed" => "--seed",
                 "--csv" => "--csv",
                 "--svg" => "--svg",
                 other => return Err(LabError::UnknownFlag(other.to_owned())),
@@ -115,6 +135,8 @@ impl SweepArgs {
                 "--reps" => reps = parse_count(known, value)?,
                 "--best-of" => best_of = parse_count(known, value)?,
                 "--moves" => moves = Some(parse_count(known, value)?),
+                "--replicas" => replicas = parse_count(known, value)?,
+                "--seed" => seed = parse_count(known, value)? as u64,
                 "--csv" => csv = Some(PathBuf::from(value)),
                 _ => svg = Some(PathBuf::from(value)),
             }
@@ -137,6 +159,7 @@ impl SweepArgs {
             ("--entities", entities),
             ("--reps", reps),
             ("--best-of", best_of),
+            ("--replicas", replicas),
         ] {
             if n == 0 {
                 return Err(LabError::Zero(what));
@@ -148,6 +171,9 @@ impl SweepArgs {
             entities,
             reps,
             best_of,
+            passes,
+            replicas,
+            seed,
             moves: moves.unwrap_or(100_000).min(entities),
             csv,
             svg,

@@ -8,7 +8,8 @@ use crate::record::{Measure, Record};
 /// The CSV of `records`, after a header line. `vs_vec` is the median over the median of the
 /// baseline timed beside it (same mix and policy); `vs_best` the median over the lowest
 /// median of the same measure and mix among all policies ([`vs_best`]); both empty for the
-/// baselines themselves. Mix names are quoted (they are free text).
+/// baselines themselves. `passes` is `cold` or `warm`; `placement_spread` the slowest
+/// replica's median over the fastest's. Mix names are quoted (they are free text).
 ///
 /// ```
 /// # use ecs_lab::{run_sweep, to_csv, SweepArgs};
@@ -22,7 +23,7 @@ pub fn to_csv(records: &[Record]) -> String {
     let mut out = String::from(
         "mix,row_bytes,config,chunk_size,capacity,entities,measure,median_ns,q1_ns,q3_ns,\
          min_ns,max_ns,reps,best_of,vs_vec,memory_bytes,pass_bytes,pass_cache_lines,pass_pages,\
-         vs_best\n",
+         passes,replicas,placement_spread,vs_best\n",
     );
     for r in records {
         let s = &r.stats;
@@ -34,7 +35,7 @@ pub fn to_csv(records: &[Record]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "\"{}\",{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{},{}",
+            "\"{}\",{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{:.3},{}",
             r.mix.replace('"', "\"\""),
             r.row_bytes,
             r.config,
@@ -54,6 +55,9 @@ pub fn to_csv(records: &[Record]) -> String {
             r.pass.bytes,
             r.pass.cache_lines,
             r.pass.pages,
+            r.passes.name(),
+            r.replicas,
+            r.placement_spread,
             vs_best,
         );
     }
@@ -112,6 +116,9 @@ pub(crate) mod tests {
             measure,
             stats: Stats::of(vec![median, median * 2.0]),
             best_of: 1,
+            passes: crate::Passes::Cold,
+            replicas: 1,
+            placement_spread: 1.0,
             memory_bytes: 4096,
             pass: Footprint {
                 bytes: 8000,
@@ -143,7 +150,7 @@ pub(crate) mod tests {
         // A baseline has no ratio; a measure without a baseline record has none either.
         assert_eq!(lines[2].split(',').nth(vs), Some(""));
         assert!(lines[4].starts_with("\"a,\"\"b\"\"\",32,4 KiB,"));
-        assert!(lines[4].ends_with(",,4096,8000,125,2,1.000"));
+        assert!(lines[4].ends_with(",,4096,8000,125,2,cold,1,1.000,1.000"));
     }
 
     #[test]

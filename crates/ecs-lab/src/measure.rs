@@ -6,7 +6,10 @@
 //! worlds in odd repetitions and after them in even ones (whichever runs second finds the
 //! caches as the first left them; alternating cancels that). Every world's ratio then divides
 //! by the same baseline samples, so policies compare without the baseline's own jitter.
-//! Repetition 0 is a warm-up and not recorded. Each sample is the fastest of `best_of` passes.
+//! Repetition 0 is a warm-up and not recorded. Each sample is the fastest of `best_of` passes,
+//! each cold or warm as the sweep's [`Timer`] says. With replicas, a policy's worlds of every
+//! replica add their samples to the first one's ([`WorldBench::absorb`]), `reps` per replica
+//! in replica order, which is how [`placement_spread`] finds each replica's median.
 //!
 //! # Invariants
 //! 1. The layout facts (memory, footprint, capacity) are read in [`WorldBench::new`], before
@@ -15,7 +18,6 @@
 //!    `for_each` walks the same rows (in a different order).
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use ecs_core::{ChunkPolicy, Entity, Footprint, World};
 use ecs_query::{QueryState, RefRO, RefRW};
@@ -25,6 +27,7 @@ use crate::components::{Hot, Tag};
 use crate::mix::Mix;
 use crate::record::{Measure, Record};
 use crate::stats::Stats;
+use crate::timer::{Passes, Timer};
 
 /// Plain `Vec`s of the same data: the two hot columns, and every row as bytes.
 pub(crate) struct Baseline<const L: usize> {
@@ -52,10 +55,10 @@ impl<const L: usize> Baseline<L> {
     }
 
     /// Repetition `rep` of both baseline measures, `k` row moves each way.
-    pub(crate) fn rep(&mut self, rep: usize, k: usize, best_of: usize) {
+    pub(crate) fn rep(&mut self, rep: usize, k: usize, best_of: usize, timer: &mut Timer) {
         let n = self.hot0.len();
-        let looped = time(best_of, n, || self.run_loop());
-        let moved = time(best_of, k, || self.run_moves(k));
+        let looped = timer.time(best_of, n, || self.run_loop());
+        let moved = timer.time(best_of, k, || self.run_moves(k));
         if rep > 0 {
             self.samples[0].push(looped);
             self.samples[1].push(moved);
@@ -114,15 +117,33 @@ fn add_slices<const L: usize>(a: &mut [Hot<0, L>], b: &[Hot<1, L>]) {
     }
 }
 
-/// Nanoseconds per item of the fastest of `passes` runs of `f` over `items` items.
-fn time(passes: usize, items: usize, mut f: impl FnMut()) -> f64 {
-    (0..passes.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_nanos() as f64 / items.max(1) as f64
-        })
-        .fold(f64::INFINITY, f64::min)
+/// The largest over the smallest median of `samples` taken `reps` at a time (one group per
+/// replica): 1.0 for a single replica.
+///
+/// # Panics
+/// If `reps` is zero.
+pub(crate) fn placement_spread(samples: &[f64], reps: usize) -> f64 {
+    let medians: Vec<f64> = samples
+        .chunks(reps)
+        .map(|group| Stats::of(group.to_vec()).median)
+        .collect();
+    let max = medians.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    if medians.len() < 2 || min <= 0.0 {
+        1.0
+    } else {
+        max / min
+    }
+}
+
+/// How a sweep's samples were taken, as its records tell.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunShape {
+    /// Recorded repetitions per replica.
+    pub(crate) reps: usize,
+    pub(crate) best_of: usize,
+    pub(crate) passes: Passes,
+    pub(crate) replicas: usize,
 }
 
 /// One world of a sweep, its query and its samples so far.
@@ -187,18 +208,18 @@ impl<const L: usize> WorldBench<L> {
     }
 
     /// Repetition `rep` of the world's measures (see the module docs).
-    pub(crate) fn rep(&mut self, rep: usize, best_of: usize) {
+    pub(crate) fn rep(&mut self, rep: usize, best_of: usize, timer: &mut Timer) {
         let (n, k, p) = (self.entities, self.movers.len(), best_of);
         let (world, query, movers) = (&mut self.world, &mut self.query, &self.movers);
         let mut timed = [0.0; 3];
-        timed[0] = time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
-        timed[1] = time(p, n, || {
+        timed[0] = timer.time(p, n, || query.for_each(world, |(a, b)| add(a, b)));
+        timed[1] = timer.time(p, n, || {
             query.for_each_chunk(world, |mut view| {
                 let (a, b) = view.columns();
                 add_slices(a, b);
             });
         });
-        timed[2] = time(p, k, || {
+        timed[2] = timer.time(p, k, || {
             for &e in movers {
                 world.insert_one(e, Tag).expect("alive");
             }
@@ -213,12 +234,20 @@ impl<const L: usize> WorldBench<L> {
         }
     }
 
+    /// Adds the samples of `other`, the same policy's world of a later replica, after this
+    /// one's (its world, and its layout facts, are dropped: the first replica's stand).
+    pub(crate) fn absorb(&mut self, other: Self) {
+        for (mine, theirs) in self.samples.iter_mut().zip(other.samples) {
+            mine.extend(theirs);
+        }
+    }
+
     /// One record per [`Measure::ALL`] entry: the world's three, and the round's baselines
     /// (the same samples for every world of the mix).
     ///
     /// # Panics
     /// If no repetition was recorded.
-    pub(crate) fn records(self, mix: &Mix, base: &Baseline<L>, best_of: usize) -> Vec<Record> {
+    pub(crate) fn records(self, mix: &Mix, base: &Baseline<L>, run: &RunShape) -> Vec<Record> {
         let [for_each, chunks, moves] = self.samples;
         let samples = [
             for_each,
@@ -241,8 +270,11 @@ impl<const L: usize> WorldBench<L> {
                     capacity: if world_side { self.capacity } else { 0 },
                     entities: self.entities,
                     measure,
+                    placement_spread: placement_spread(&samples, run.reps),
                     stats: Stats::of(samples),
-                    best_of,
+                    best_of: run.best_of,
+                    passes: run.passes,
+                    replicas: run.replicas,
                     memory_bytes: if world_side {
                         self.memory_bytes
                     } else {

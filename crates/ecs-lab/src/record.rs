@@ -4,6 +4,7 @@
 use ecs_core::{ChunkPolicy, Footprint};
 
 use crate::stats::Stats;
+use crate::timer::Passes;
 
 /// One kind of measurement of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +88,14 @@ pub struct Record {
     pub stats: Stats,
     /// Passes per repetition (each sample is the fastest of them).
     pub best_of: usize,
+    /// Whether each pass started with the caches emptied.
+    pub passes: Passes,
+    /// How many times the world was built anew (in a shuffled order of policies) and
+    /// measured; `stats` pools every replica's samples.
+    pub replicas: usize,
+    /// The slowest replica's median over the fastest's: how much where the world's blocks
+    /// landed moved the figure (1.0 for one replica).
+    pub placement_spread: f64,
     /// The world's memory by its layout report; for the baselines, plain `Vec` columns of the
     /// same rows (`entities × row_bytes`).
     pub memory_bytes: usize,

@@ -12,8 +12,11 @@
 
 use std::fmt::Write as _;
 
+use ecs_core::CacheSizes;
+
 use crate::csv::baseline_of;
 use crate::record::{Measure, Record};
+use crate::timer::{eviction_bytes, Passes};
 
 const PANEL_H: f64 = 230.0;
 const LEFT: f64 = 70.0;
@@ -219,7 +222,8 @@ fn colour(i: usize) -> String {
 }
 
 /// One line saying how `records` were measured: entities, repetitions, passes per sample,
-/// and the machine's CPU model and load average (Linux; left out elsewhere).
+/// cold or warm passes, replicas, the machine's caches, CPU model and load average (Linux;
+/// left out elsewhere).
 fn run_metadata(records: &[Record]) -> String {
     let mut parts = Vec::new();
     if let Some(r) = records.first() {
@@ -227,7 +231,18 @@ fn run_metadata(records: &[Record]) -> String {
             "{} entities, {} reps, best of {} passes",
             r.entities, r.stats.reps, r.best_of
         ));
+        parts.push(match r.passes {
+            Passes::Cold => format!(
+                "cold passes ({} MiB evicted before each)",
+                eviction_bytes() >> 20
+            ),
+            Passes::Warm => "warm passes (back to back)".to_owned(),
+        });
+        if r.replicas > 1 {
+            parts.push(format!("{} replicas", r.replicas));
+        }
     }
+    parts.push(CacheSizes::detect().describe());
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {

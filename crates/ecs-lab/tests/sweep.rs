@@ -2,7 +2,9 @@
 //! describes, policies reach the worlds, and the writers take what the sweep makes.
 //! Timings are not checked (they are noise at this size); shapes and layout facts are.
 
-use ecs_lab::{run_sweep, to_csv, to_svg, ChunkPolicy, Measure, Mix, SweepArgs, COLD_MENU};
+use ecs_lab::{
+    run_sweep, to_csv, to_svg, ChunkPolicy, LabError, Measure, Mix, Passes, SweepArgs, COLD_MENU,
+};
 
 fn tiny(extra: &[&str]) -> SweepArgs {
     let mut args = vec!["--entities", "500", "--reps", "2", "--moves", "50"];
@@ -79,4 +81,38 @@ fn a_hand_built_move_count_above_the_entities_moves_each_entity_once() {
     let records = run_sweep(&args, |_| {}).unwrap();
     assert_eq!(records.len(), Measure::ALL.len());
     assert!(records.iter().all(|r| r.stats.median.is_finite()));
+}
+
+#[test]
+fn replicas_pool_their_samples_and_every_record_says_how_it_was_timed() {
+    let args = tiny(&["--sizes", "4k,8k", "--replicas", "3", "--seed", "9"]);
+    assert_eq!(
+        (args.passes, args.replicas, args.seed),
+        (Passes::Cold, 3, 9)
+    );
+    let records = run_sweep(&args, |_| {}).unwrap();
+    for r in &records {
+        // Every replica's recorded reps (not its warm-up) in one pool.
+        assert_eq!(r.stats.reps, 3 * args.reps, "{:?}", r.measure);
+        assert_eq!((r.passes, r.replicas), (Passes::Cold, 3));
+        assert!(r.placement_spread >= 1.0, "{}", r.placement_spread);
+    }
+    let csv = to_csv(&records);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let passes = header.iter().position(|h| *h == "passes").unwrap();
+    let replicas = header.iter().position(|h| *h == "replicas").unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[passes], row[replicas]), ("cold", "3"));
+
+    let warm = tiny(&["--warm"]);
+    assert_eq!(warm.passes, Passes::Warm);
+    let records = run_sweep(&warm, |_| {}).unwrap();
+    assert!(records
+        .iter()
+        .all(|r| r.passes == Passes::Warm && r.replicas == 1));
+    assert!(to_svg(&records).contains("warm passes"));
+    assert_eq!(
+        SweepArgs::parse(["--replicas", "0"]),
+        Err(LabError::Zero("--replicas"))
+    );
 }

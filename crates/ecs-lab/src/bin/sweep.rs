@@ -11,7 +11,10 @@
 
 use std::process::ExitCode;
 
-use ecs_lab::{run_sweep, to_csv, to_svg, vs_best, Measure, Record, SweepArgs, USAGE};
+use ecs_core::CacheSizes;
+use ecs_lab::{
+    eviction_bytes, run_sweep, to_csv, to_svg, vs_best, Measure, Passes, Record, SweepArgs, USAGE,
+};
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).collect();
@@ -27,18 +30,28 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "{} mixes × {} policies, {} entities, {} reps (+1 warm-up) of the best of {} passes, \
-         {} moves per add/remove rep",
+        "{} mixes × {} policies, {} entities, {} reps (+1 warm-up) of the best of {} {} \
+         passes, {} replica(s), {} moves per add/remove rep",
         args.mixes.len(),
         args.policies.len(),
         args.entities,
         args.reps,
         args.best_of,
+        args.passes.name(),
+        args.replicas,
         args.moves
     );
+    match args.passes {
+        Passes::Cold => println!(
+            "caches: {}; {} MiB read before each pass to evict them",
+            CacheSizes::detect().describe(),
+            eviction_bytes() >> 20
+        ),
+        Passes::Warm => println!("caches: {}", CacheSizes::detect().describe()),
+    }
     println!(
-        "{:<8} {:>14} {:<12} {:>9} {:>17} {:>8} {:>8}",
-        "mix", "policy", "measure", "median ns", "IQR ns", "vs Vec", "vs best"
+        "{:<8} {:>14} {:<12} {:>9} {:>17} {:>8} {:>8} {:>9}",
+        "mix", "policy", "measure", "median ns", "IQR ns", "vs Vec", "vs best", "replicas"
     );
     // A mix's records arrive together once its rounds are done; print them when the next
     // mix's first one (or the end) shows the mix is complete, so `vs best` sees every policy.
@@ -104,7 +117,7 @@ fn print_mix(records: &[Record]) {
             .find(|b| b.measure == base && b.policy == r.policy)
             .map_or(f64::NAN, |b| r.stats.median / b.stats.median);
         println!(
-            "{:<8} {:>14} {:<12} {:>9.3} {:>8.3}–{:<8.3} {:>7.2}× {:>7.2}×",
+            "{:<8} {:>14} {:<12} {:>9.3} {:>8.3}–{:<8.3} {:>7.2}× {:>7.2}× {:>8.2}×",
             r.mix,
             r.config,
             r.measure.name(),
@@ -112,7 +125,8 @@ fn print_mix(records: &[Record]) {
             r.stats.q1,
             r.stats.q3,
             vec,
-            vs_best(records, r).unwrap_or(f64::NAN)
+            vs_best(records, r).unwrap_or(f64::NAN),
+            r.placement_spread
         );
     }
 }

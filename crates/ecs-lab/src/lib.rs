@@ -12,6 +12,18 @@
 //!
 //! each beside the same work on plain `Vec`s, taken in the same time window; and it records the
 //! layout report's memory total and the [`Footprint`] of one pass over the hot columns.
+//!
+//! Every timed pass is **cold** by default: the lab first reads a buffer of twice the largest
+//! cache the machine reports ([`eviction_bytes`], from [`CacheSizes`]), so no pass is served by
+//! what the one before left in L3; `--warm` ([`Passes::Warm`]) times passes back to back, and
+//! every record, CSV line and chart says which. `--replicas R` builds every world R times in
+//! shuffled orders (where blocks land moves a figure by several percent) and pools the
+//! samples; each record keeps the spread between replicas.
+//!
+//! Questions the mixes cannot express go to [`run_experiment`]: a closure builds each world
+//! (any components, any number of archetypes) under every [`WorldConfig`] — chunk policy ×
+//! column [`Order`] × column alignment — and another closure is the timed work.
+//! `examples/columns.rs` times a query over 2 of 12 columns that way.
 //! [`to_csv`] and [`to_svg`] write the results; the `sweep` binary runs it from the command
 //! line ([`SweepArgs`] documents the flags):
 //!
@@ -49,7 +61,7 @@ mod timer;
 pub use args::{policy_label, SweepArgs, USAGE};
 pub use components::{Block16, Cold, Hot, Pad, Pad16, Tag};
 pub use csv::{to_csv, vs_best};
-pub use ecs_core::{ChunkPolicy, Footprint};
+pub use ecs_core::{CacheSizes, ChunkPolicy, Footprint};
 pub use error::LabError;
 pub use experiment::{run_experiment, trials_to_csv, Experiment, Order, Trial, WorldConfig};
 pub use mix::{Mix, COLD_MENU, HOT_LANES};

@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     }
     println!(
         "{:<8} {:>14} {:<12} {:>9} {:>17} {:>8} {:>8} {:>9}",
-        "mix", "policy", "measure", "median ns", "IQR ns", "vs Vec", "vs best", "replicas"
+        "mix", "policy", "measure", "median ns", "IQR ns", "vs Vec", "vs best", "spread"
     );
     // A mix's records arrive together once its rounds are done; print them when the next
     // mix's first one (or the end) shows the mix is complete, so `vs best` sees every policy.
@@ -105,8 +105,8 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The lines of one mix's records, each world measure beside its baseline and the best
-/// policy's median.
+/// The lines of one mix's records, each world measure beside its baseline, the best
+/// policy's median, and the spread of its replicas' medians (slowest over fastest).
 fn print_mix(records: &[Record]) {
     for r in records {
         let Some(base) = r.measure.baseline() else {

@@ -1,20 +1,19 @@
 //! The layout explorer: builds a few archetypes, prints how they use their chunks, and draws
 //! every chunk as an SVG bar.
 //!
-//! In the picture each chunk is one bar of `chunk_size` bytes. Each column is a band at its
-//! real byte offset, one colour per component: the solid part holds rows, the pale part is
-//! capacity not yet used. Grey hatching is padding between columns and the tail no whole row
-//! fits in.
+//! In the picture (drawn by `ecs_lab::layout_svg`) each chunk is one bar of its archetype's
+//! chunk size. Each column is a band at its real byte offset, one colour per component: the
+//! solid part holds rows, the pale part is capacity not yet used. Grey hatching is padding
+//! between columns and the tail no whole row fits in.
 //!
 //! ```text
 //! cargo run --release --example layout -- chunks.svg
 //! cargo run --release --example layout -- --csv    # or --json: the report as data
 //! ```
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use ecs::core::{short_name, Archetype};
+use ecs::core::short_name;
 use ecs::prelude::*;
 
 /// 8 bytes, align 4.
@@ -135,134 +134,10 @@ pub fn move_demo() -> Vec<String> {
     out
 }
 
-const COLOURS: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f",
-];
-const BAR_WIDTH: f64 = 1024.0;
-const BAR_HEIGHT: f64 = 22.0;
-const LABEL_WIDTH: f64 = 230.0;
-const ROW: f64 = 30.0;
-
-/// One column band: its used part solid, its unused capacity pale.
-fn band(svg: &mut String, x: f64, y: f64, scale: f64, used: usize, cap: usize, colour: &str) {
-    let _ = writeln!(
-        svg,
-        r#"<rect x="{x:.2}" y="{y}" width="{:.2}" height="{BAR_HEIGHT}" fill="{colour}"/>"#,
-        used as f64 * scale
-    );
-    if cap > used {
-        let _ = writeln!(
-            svg,
-            r#"<rect x="{:.2}" y="{y}" width="{:.2}" height="{BAR_HEIGHT}" fill="{colour}" fill-opacity="0.3"/>"#,
-            x + used as f64 * scale,
-            (cap - used) as f64 * scale
-        );
-    }
-}
-
-/// Draws every chunk of every non-empty archetype as one bar.
+/// Draws every chunk of every non-empty archetype as one bar (`ecs_lab::layout_svg`: each
+/// archetype at its own chunk size, one colour per type, at most eight chunks each).
 pub fn svg(world: &World) -> String {
-    let chunk_size = world.chunk_size();
-    let scale = BAR_WIDTH / chunk_size as f64;
-    let archetypes: Vec<&Archetype> = world
-        .archetypes()
-        .iter()
-        .filter(|a| !a.is_empty())
-        .collect();
-    // One colour per component name, in order of first appearance; the entity column first.
-    let mut names: Vec<&'static str> = vec!["Entity"];
-    for arch in &archetypes {
-        for (name, _) in arch.component_names() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    let colour =
-        |name: &str| COLOURS[names.iter().position(|n| *n == name).unwrap_or(0) % COLOURS.len()];
-    let bars: usize = archetypes.iter().map(|a| a.chunks().len()).sum();
-    let legend_y = 50.0 + bars as f64 * ROW + archetypes.len() as f64 * ROW;
-    let width = LABEL_WIDTH + BAR_WIDTH + 20.0;
-    let height = legend_y + 30.0;
-
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="monospace" font-size="12">"#
-    );
-    svg.push_str(concat!(
-        r#"<defs><pattern id="unused" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"#,
-        r##"<rect width="6" height="6" fill="#eeeeee"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bbbbbb" stroke-width="2"/>"##,
-        "</pattern></defs>\n"
-    ));
-    let _ = writeln!(
-        svg,
-        r#"<text x="10" y="20" font-size="14">Chunks of {chunk_size} B: one bar per chunk; solid = rows in use, pale = free rows, hatched = padding and tail</text>"#
-    );
-    for kib in 0..=chunk_size / 4096 {
-        let x = LABEL_WIDTH + (kib * 4096) as f64 * scale;
-        let _ = writeln!(
-            svg,
-            r##"<text x="{x:.1}" y="40" text-anchor="middle" fill="#555">{} KiB</text>"##,
-            kib * 4
-        );
-    }
-    let mut y = 50.0;
-    for arch in &archetypes {
-        let layout = arch.layout();
-        let cap = layout.capacity();
-        let cols: Vec<String> = arch.component_names().map(|(n, _)| short_name(n)).collect();
-        let _ = writeln!(
-            svg,
-            r#"<text x="10" y="{:.1}" font-weight="bold">archetype {}: ({}), {cap} rows per chunk</text>"#,
-            y + 16.0,
-            arch.id().index(),
-            cols.join(", ")
-        );
-        y += ROW;
-        for (i, chunk) in arch.chunks().iter().enumerate() {
-            let len = chunk.len();
-            let _ = writeln!(
-                svg,
-                r#"<text x="10" y="{:.1}">chunk {i}: {len}/{cap} rows</text>"#,
-                y + 15.0
-            );
-            let _ = writeln!(
-                svg,
-                r##"<rect class="chunk" x="{LABEL_WIDTH}" y="{y}" width="{BAR_WIDTH}" height="{BAR_HEIGHT}" fill="url(#unused)" stroke="#333"/>"##
-            );
-            band(
-                &mut svg,
-                LABEL_WIDTH,
-                y,
-                scale,
-                len * 8,
-                cap * 8,
-                colour("Entity"),
-            );
-            for (col, (name, size)) in arch.component_names().enumerate() {
-                if size > 0 {
-                    let x = LABEL_WIDTH + layout.offset(col) as f64 * scale;
-                    band(&mut svg, x, y, scale, len * size, cap * size, colour(name));
-                }
-            }
-            y += ROW;
-        }
-    }
-    let mut x = 10.0;
-    for name in &names {
-        let label = short_name(name);
-        let _ = writeln!(
-            svg,
-            r#"<rect x="{x}" y="{legend_y}" width="14" height="14" fill="{}"/><text x="{}" y="{}">{label}</text>"#,
-            colour(name),
-            x + 18.0,
-            legend_y + 12.0
-        );
-        x += 30.0 + 8.0 * label.len() as f64;
-    }
-    svg.push_str("</svg>\n");
-    svg
+    ecs_lab::layout_svg(world)
 }
 
 /// Builds the world and returns the printout; writes the SVG to `svg_path` if given.

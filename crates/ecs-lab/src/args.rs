@@ -12,7 +12,7 @@ use crate::timer::Passes;
 pub const USAGE: &str = "\
 usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
              [--entities N] [--reps N] [--best-of N] [--warm] [--replicas N] [--seed N]
-             [--moves N] [--csv PATH] [--svg PATH]
+             [--moves N] [--csv PATH] [--svg PATH] [--svg-ratio PATH]
 
   --mix       a component mix: two hot columns of LANES f32s (1-4) and COLD bytes
               (0 8 16 32 64 92 128 256 276 512, or 16 32 64 128 256 with @16);
@@ -31,6 +31,7 @@ usage: sweep [--mix NAME=LANES:COLD[@ALIGN]]... [--sizes LIST] [--min-rows LIST]
   --moves     entities tagged and untagged per add/remove rep (default min(entities, 100000))
   --csv       write the results as CSV here
   --svg       write a chart of ns/entity per chunk size and mix here
+  --svg-ratio write the same chart as ratios to the Vec baseline (1 = as fast) here
 ";
 
 /// A parsed sweep command line.
@@ -69,6 +70,8 @@ pub struct SweepArgs {
     pub csv: Option<PathBuf>,
     /// Where to write the SVG chart, if anywhere.
     pub svg: Option<PathBuf>,
+    /// Where to write the chart of ratios to the `Vec` baseline, if anywhere.
+    pub svg_ratio: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -96,7 +99,7 @@ impl SweepArgs {
         let mut sizes: Option<Vec<usize>> = None;
         let mut min_rows: Option<Vec<usize>> = None;
         let (mut entities, mut reps, mut best_of, mut moves) = (1_000_000, 11, 1, None);
-        let (mut csv, mut svg) = (None, None);
+        let (mut csv, mut svg, mut svg_ratio) = (None, None, None);
         let (mut passes, mut replicas, mut seed) = (Passes::Cold, 1, 1);
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
@@ -117,6 +120,7 @@ impl SweepArgs {
                 "--seed" => "--seed",
                 "--csv" => "--csv",
                 "--svg" => "--svg",
+                "--svg-ratio" => "--svg-ratio",
                 other => return Err(LabError::UnknownFlag(other.to_owned())),
             };
             let value = args.next().ok_or(LabError::MissingValue(known))?;
@@ -138,7 +142,8 @@ impl SweepArgs {
                 "--replicas" => replicas = parse_count(known, value)?,
                 "--seed" => seed = parse_count(known, value)? as u64,
                 "--csv" => csv = Some(PathBuf::from(value)),
-                _ => svg = Some(PathBuf::from(value)),
+                "--svg" => svg = Some(PathBuf::from(value)),
+                _ => svg_ratio = Some(PathBuf::from(value)),
             }
         }
         if mixes.is_empty() {
@@ -177,6 +182,7 @@ impl SweepArgs {
             moves: moves.unwrap_or(100_000).min(entities),
             csv,
             svg,
+            svg_ratio,
         })
     }
 }

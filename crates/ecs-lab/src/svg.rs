@@ -23,7 +23,19 @@ const LEFT: f64 = 70.0;
 const TOP: f64 = 50.0;
 const BAR_W: f64 = 16.0;
 
-/// The chart of `records` as an SVG document.
+/// What a chart's bars show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChartValue {
+    /// Nanoseconds per entity, with a black tick at the `Vec` baseline's median.
+    #[default]
+    Nanoseconds,
+    /// Each figure over the median of the `Vec` baseline timed beside it: 1.0 (a black
+    /// line across each panel) is as fast as plain `Vec`s, so sizes of very different speed
+    /// compare on one scale.
+    VsVec,
+}
+
+/// The chart of `records` as an SVG document, in nanoseconds ([`to_svg_as`] for ratios).
 ///
 /// ```
 /// # use ecs_lab::{run_sweep, to_svg, SweepArgs};
@@ -34,6 +46,22 @@ const BAR_W: f64 = 16.0;
 /// assert_eq!(svg.matches("class=\"bar\"").count(), 3 * 2); // 3 measures × 2 sizes
 /// ```
 pub fn to_svg(records: &[Record]) -> String {
+    to_svg_as(records, ChartValue::Nanoseconds)
+}
+
+/// The chart of `records` showing `value`.
+///
+/// ```
+/// # use ecs_lab::{run_sweep, to_svg_as, ChartValue, SweepArgs};
+/// let args = SweepArgs::parse(["--mix", "m=1:8", "--sizes", "4k,8k", "--min-rows", "",
+///     "--entities", "100", "--reps", "1"]).unwrap();
+/// let svg = to_svg_as(&run_sweep(&args, |_| {}).unwrap(), ChartValue::VsVec);
+/// assert!(svg.contains("× Vec"));
+/// assert_eq!(svg.matches("class=\"bar\"").count(), 3 * 2);
+/// assert_eq!(svg.matches("class=\"vec\"").count(), 3); // one 1.0 line per panel
+/// ```
+pub fn to_svg_as(records: &[Record], value: ChartValue) -> String {
+    let ratio = value == ChartValue::VsVec;
     let measures: Vec<Measure> = [Measure::ForEach, Measure::ChunkSlice, Measure::AddRemove]
         .into_iter()
         .filter(|m| records.iter().any(|r| r.measure == *m))
@@ -61,9 +89,14 @@ pub fn to_svg(records: &[Record]) -> String {
     let _ = writeln!(
         out,
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{LEFT}\" y=\"16\" \
-         font-size=\"13\">ns per entity by chunk policy and mix: median, IQR whisker, \
-         black tick = plain Vec</text>\n<desc>{metadata}</desc>\n<text x=\"{LEFT}\" \
+         font-size=\"13\">{}</text>\n<desc>{metadata}</desc>\n<text x=\"{LEFT}\" \
          y=\"{}\" fill=\"#444\">{metadata}</text>",
+        if ratio {
+            "time over the plain Vec loop's by chunk policy and mix: median, IQR whisker, \
+             black line = as fast as Vec"
+        } else {
+            "ns per entity by chunk policy and mix: median, IQR whisker, black tick = plain Vec"
+        },
         TOP + 4.0
     );
     // Legend.
@@ -83,9 +116,17 @@ pub fn to_svg(records: &[Record]) -> String {
         let bottom = top + PANEL_H - 20.0;
         let of_measure: Vec<&Record> = records.iter().filter(|r| r.measure == measure).collect();
         let base = |r: &Record| baseline_of(records, r).map(|b| b.stats.median);
+        // A figure of `r` as the chart shows it; `None` for a ratio without a baseline.
+        let shown = |r: &Record, x: f64| match value {
+            ChartValue::Nanoseconds => Some(x),
+            ChartValue::VsVec => base(r).filter(|&b| b > 0.0).map(|b| x / b),
+        };
         let peak = of_measure
             .iter()
-            .map(|r| r.stats.q3.max(base(r).unwrap_or(0.0)))
+            .filter_map(|r| {
+                let q3 = shown(r, r.stats.q3)?;
+                Some(q3.max(if ratio { 1.0 } else { base(r).unwrap_or(0.0) }))
+            })
             .fold(0.0, f64::max);
         let (step, ticks) = axis(peak);
         let scale = (bottom - top) / (step * ticks as f64);
@@ -112,10 +153,20 @@ pub fn to_svg(records: &[Record]) -> String {
         }
         let _ = writeln!(
             out,
-            "<text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">ns / \
-             entity</text>",
-            (top + bottom) / 2.0
+            "<text transform=\"translate(14 {:.1}) rotate(-90)\" \
+             text-anchor=\"middle\">{}</text>",
+            (top + bottom) / 2.0,
+            if ratio { "× Vec" } else { "ns / entity" }
         );
+        if ratio {
+            let _ = writeln!(
+                out,
+                "<line class=\"vec\" x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{y1:.1}\" y2=\"{y1:.1}\" \
+                 stroke=\"black\" stroke-width=\"1.5\"/>",
+                width - 20.0,
+                y1 = y(1.0)
+            );
+        }
         for (g, (config, _)) in configs.iter().enumerate() {
             let gx = LEFT + g as f64 * group_w + (group_w - mixes.len() as f64 * BAR_W) / 2.0;
             for (m, (mix, _)) in mixes.iter().enumerate() {
@@ -125,32 +176,36 @@ pub fn to_svg(records: &[Record]) -> String {
                 else {
                     continue;
                 };
+                let (Some(median), Some(q1), Some(q3)) = (
+                    shown(r, r.stats.median),
+                    shown(r, r.stats.q1),
+                    shown(r, r.stats.q3),
+                ) else {
+                    continue;
+                };
                 let bx = gx + m as f64 * BAR_W;
-                let s = &r.stats;
+                let unit = if ratio { "× Vec" } else { "ns" };
                 let _ = writeln!(
                     out,
                     "<rect class=\"bar\" x=\"{bx:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
-                     height=\"{:.1}\" fill=\"{}\"><title>{} {}: {:.3} ns (IQR {:.3}–{:.3})\
-                     </title></rect>",
-                    y(s.median),
+                     height=\"{:.1}\" fill=\"{}\"><title>{} {}: {median:.3} {unit} (IQR \
+                     {q1:.3}–{q3:.3})</title></rect>",
+                    y(median),
                     BAR_W - 2.0,
-                    (s.median * scale).max(0.0),
+                    (median * scale).max(0.0),
                     colour(m),
                     escape(mix),
                     escape(config),
-                    s.median,
-                    s.q1,
-                    s.q3
                 );
                 let cx = bx + (BAR_W - 2.0) / 2.0;
                 let _ = writeln!(
                     out,
                     "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" \
                      stroke=\"#333\"/>",
-                    y(s.q1),
-                    y(s.q3)
+                    y(q1),
+                    y(q3)
                 );
-                if let Some(b) = base(r) {
+                if let Some(b) = base(r).filter(|_| !ratio) {
                     let _ = writeln!(
                         out,
                         "<line class=\"vec\" x1=\"{bx:.1}\" x2=\"{:.1}\" y1=\"{yb:.1}\" \
@@ -210,7 +265,7 @@ fn tick_label(v: f64) -> String {
 }
 
 /// Colour `i` of any number: hues spaced by the golden angle.
-fn colour(i: usize) -> String {
+pub(crate) fn colour(i: usize) -> String {
     /// Okabe & Ito's palette without its black (bars have black whiskers).
     const OKABE_ITO: [&str; 7] = [
         "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -261,7 +316,7 @@ fn run_metadata(records: &[Record]) -> String {
 }
 
 /// `s` with XML's special characters escaped.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

@@ -13,7 +13,8 @@ use std::process::ExitCode;
 
 use ecs_core::CacheSizes;
 use ecs_lab::{
-    eviction_bytes, run_sweep, to_csv, to_svg, vs_best, Measure, Passes, Record, SweepArgs, USAGE,
+    eviction_bytes, run_sweep, to_csv, to_svg, to_svg_as, vs_best, ChartValue, Measure, Passes,
+    Record, SweepArgs, USAGE,
 };
 
 fn main() -> ExitCode {
@@ -93,6 +94,11 @@ fn main() -> ExitCode {
     for (path, text, what) in [
         (&args.csv, to_csv(&records), "CSV"),
         (&args.svg, to_svg(&records), "SVG"),
+        (
+            &args.svg_ratio,
+            to_svg_as(&records, ChartValue::VsVec),
+            "SVG of ratios",
+        ),
     ] {
         if let Some(path) = path {
             if let Err(err) = std::fs::write(path, text) {

@@ -88,6 +88,7 @@ mod filter;
 mod filtered_entity;
 #[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
 mod iter;
+mod iteration;
 #[expect(unsafe_code, reason = "forwards Option<Q> to Q where it matches")]
 mod option;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
@@ -129,6 +130,7 @@ pub use filtered_entity::{
     ComponentList, FilteredEntityMut, FilteredEntityMuts, FilteredEntityRef, FilteredEntityRefs,
 };
 pub use iter::QueryIter;
+pub use iteration::Iteration;
 
 /// Plumbing: the per-archetype and per-chunk fetch types that the elements name as their
 /// `WorldQuery` associated types. Reachable for the engine's own crates and macros; not part of

@@ -27,6 +27,7 @@ use ecs_core::{
 use crate::access::{Access, AccessConflict, FilteredAccess};
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
+use crate::iteration::Iteration;
 use crate::rows::{ChunkRows, RowMask, Rows};
 
 /// The change-tick window of one query run: writes are stamped with `tick`, and change
@@ -116,6 +117,8 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     prefetch_cols: Vec<(u32, u32)>,
     archetypes_seen: usize,
     last_seen: Tick,
+    /// The chunk loop `for_each` runs.
+    iteration: Iteration,
 }
 
 impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
@@ -195,6 +198,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             prefetch_cols: Vec::new(),
             archetypes_seen: 0,
             last_seen: 0,
+            iteration: Iteration::Auto,
         };
         state.update_archetypes(world);
         state
@@ -396,6 +400,16 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// Starts loading the columns this query touches in chunk `i + 1` of `arch`, the `k`-th
     /// matched archetype, if that chunk exists.
     #[inline(always)]
+    /// Chooses the chunk loop `for_each` runs ([`Iteration`]; results never depend on it).
+    pub fn set_iteration(&mut self, iteration: Iteration) {
+        self.iteration = iteration;
+    }
+
+    /// The chunk loop `for_each` runs; [`Iteration::loop_name`] names it for reports.
+    pub fn iteration(&self) -> Iteration {
+        self.iteration
+    }
+
     pub(crate) fn prefetch_next(&self, k: usize, arch: &Archetype, i: usize) {
         if let Some(next) = arch.chunks().get(i + 1) {
             for &(offset, size) in self.prefetch_cols(k) {

@@ -14,14 +14,6 @@ use crate::filter::QueryFilter;
 use crate::rows::{ChunkRows, RowMask};
 use crate::run::QueryRun;
 
-/// Touched bytes (rows x the query's column sizes) from which `for_each` treats an archetype
-/// as streaming from memory and prefetches each next chunk piece by piece. Below it the
-/// columns mostly stay in cache between passes and the prefetches are pure overhead: on the
-/// 2-core AMD EPYC (1 MiB L2, 32 MiB L3) `for_each` over (Position, Velocity) ran 40 % slower
-/// with them at 4.8 MB and 28 % faster at 7.2 MB (`iter_probe`, 2 and 3 x 10^5 entities).
-/// Under Miri it is tiny, so that the small worlds Miri's tests build run the streaming loop.
-const STREAM_BYTES: usize = if cfg!(miri) { 1024 } else { 6 * 1024 * 1024 };
-
 /// Rows per piece of a streaming `for_each` chunk loop: for two 12-byte columns, six cache
 /// lines of the next chunk asked for per piece (16 did best among 16, 32, 64 and 128 rows in
 /// a standalone 1M-row test and in `iter_probe` on the AMD EPYC; larger bursts did worse).
@@ -266,7 +258,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
                 }
                 continue;
             }
-            let streams = self.streams(k, arch);
+            let streams = self.streams(k);
             let chunks = arch.chunks();
             for (i, chunk) in chunks.iter().enumerate() {
                 let rows = self.classify(k, chunk, Some(window), &mut mask);
@@ -351,7 +343,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
     {
         let chunks = arch.chunks();
-        let streams = self.streams(k, arch);
+        let streams = self.streams(k);
         for (i, chunk) in chunks.iter().enumerate() {
             match chunks.get(i + 1) {
                 // SAFETY: `cached` covers every chunk of `arch`, each handed out once here;
@@ -369,17 +361,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         }
     }
 
-    /// Whether `for_each` treats matched archetype `arch` (the `k`-th) as streaming from
-    /// memory: its rows times the sizes of the columns the query touches reach
-    /// [`STREAM_BYTES`].
+    /// Whether `for_each` runs the streaming loop over matched archetype `arch` (the `k`-th):
+    /// when the state's [`Iteration`](crate::Iteration) asks for it and the query touches
+    /// some column of `arch` (a query of only entity ids or tags has nothing to prefetch).
     #[inline]
-    fn streams(&self, k: usize, arch: &Archetype) -> bool {
-        let touched: usize = self
-            .prefetch_cols(k)
-            .iter()
-            .map(|&(_, size)| size as usize)
-            .sum();
-        arch.len().saturating_mul(touched) >= STREAM_BYTES
+    fn streams(&self, k: usize) -> bool {
+        self.iteration().streams() && self.prefetch_cols(k).iter().any(|&(_, size)| size > 0)
     }
 
     /// [`QueryState::run_chunk`] for an archetype that [`QueryState::streams`]: the chunk's

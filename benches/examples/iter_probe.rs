@@ -1,11 +1,14 @@
 //! Quick A/B probe for large-world iteration: median of many runs of `for_each` beside the
 //! plain-`Vec` loop, interleaved, for profiling with `perf stat`/`perf record`.
-//! `cargo run --release -p ecs-benches --example iter_probe -- [ours|raw|both] [entities]`
+//! `cargo run --release -p ecs-benches --example iter_probe -- [ours|raw|both|slices] [entities] [plain|streaming]`
+//! (`slices`: `for_each_chunk` over the column slices instead of `for_each`)
+//! (the third argument forces `for_each`'s chunk loop, `ecs_query::Iteration`; default `Auto`).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use ecs::prelude::*;
+use ecs::query::Iteration;
 use ecs_benches::{Position, Vec3, Velocity};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -27,15 +30,30 @@ fn main() {
     let mut world = World::new();
     world.spawn_batch((0..n).map(row));
     let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
+    match std::env::args().nth(3).as_deref() {
+        Some("plain") => state.set_iteration(Iteration::Plain),
+        Some("streaming") => state.set_iteration(Iteration::Streaming),
+        Some(other) => panic!("loop: plain or streaming, not {other}"),
+        None => {}
+    }
     let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..n).map(row).unzip();
     let (mut ours, mut raw) = (Vec::new(), Vec::new());
     for _ in 0..400 {
-        if which != "raw" {
+        if which == "slices" {
+            let t = Instant::now();
+            state.for_each_chunk(&mut world, |mut view| {
+                let (p, v) = view.columns();
+                for (p, v) in p.iter_mut().zip(v) {
+                    p.0 += v.0;
+                }
+            });
+            ours.push(t.elapsed().as_secs_f64() * 1e6);
+        } else if which != "raw" {
             let t = Instant::now();
             state.for_each(&mut world, |(p, v)| p.0 += v.0);
             ours.push(t.elapsed().as_secs_f64() * 1e6);
         }
-        if which != "ours" {
+        if which != "ours" && which != "slices" {
             let t = Instant::now();
             for (p, v) in black_box(&mut pos).iter_mut().zip(&vel) {
                 p.0 += v.0;
@@ -46,7 +64,7 @@ fn main() {
     if which != "raw" {
         println!("ours {:.1} us", median(ours.clone()));
     }
-    if which != "ours" {
+    if which != "ours" && which != "slices" {
         println!("raw  {:.1} us", median(raw.clone()));
     }
     if which == "both" {

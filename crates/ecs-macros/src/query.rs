@@ -330,6 +330,12 @@ pub fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
             }
 
             #[inline(always)]
+            unsafe fn advance(fetch: &Self::Fetch, rows: usize) -> ::core::option::Option<Self::Fetch> {
+                // SAFETY: the caller's contract, forwarded to the tuple.
+                unsafe { #wq::advance(fetch, rows) }
+            }
+
+            #[inline(always)]
             unsafe fn for_each_row<#lt, Func: FnMut(Self::Item<#lt>)>(
                 fetch: &mut Self::Fetch,
                 len: usize,

@@ -231,6 +231,13 @@ macro_rules! read_element {
             unsafe fn unslice(slice: &[$T]) -> NonNull<$T> {
                 NonNull::from(slice).cast()
             }
+
+            #[inline(always)]
+            unsafe fn advance(fetch: &NonNull<$T>, rows: usize) -> Option<NonNull<$T>> {
+                // SAFETY: the chunk holds at least `rows` rows (caller contract), so the
+                // column's base plus `rows` stays within (or one past) its array.
+                Some(unsafe { fetch.add(rows) })
+            }
         }
 
         // SAFETY: `update_access` records a read only.
@@ -312,6 +319,12 @@ macro_rules! write_element {
             unsafe fn unslice(slice: &mut [$T]) -> NonNull<$T> {
                 NonNull::from(slice).cast()
             }
+
+            #[inline(always)]
+            unsafe fn advance(fetch: &NonNull<$T>, rows: usize) -> Option<NonNull<$T>> {
+                // SAFETY: as the read element's: within (or one past) the column's array.
+                Some(unsafe { fetch.add(rows) })
+            }
         }
 
         impl<$T: Component> ExactQuery for $ty {}
@@ -366,6 +379,12 @@ unsafe impl WorldQuery for Entity {
     #[inline(always)]
     unsafe fn unslice(slice: &[Entity]) -> NonNull<Entity> {
         NonNull::from(slice).cast()
+    }
+
+    #[inline(always)]
+    unsafe fn advance(fetch: &NonNull<Entity>, rows: usize) -> Option<NonNull<Entity>> {
+        // SAFETY: the chunk holds at least `rows` ids (caller contract).
+        Some(unsafe { fetch.add(rows) })
     }
 }
 

@@ -557,6 +557,38 @@ pub unsafe trait WorldQuery {
     /// ```
     unsafe fn unslice(slice: Self::Slice<'_>) -> Self::Fetch;
 
+    /// The fetch of the same chunk from row `rows` on: row `r` of the result is row
+    /// `rows + r` of `fetch`, so [`WorldQuery::for_each_row`] can run over a piece of a chunk
+    /// and build its slices over that piece's rows only (never re-borrowing rows handed out
+    /// before it). `None` (the default) where an element cannot shift its fetch; callers then
+    /// hand rows out one by one through [`WorldQuery::item`]. Column elements, `Entity`,
+    /// `Option`, `With` / `Without` and tuples of such shift.
+    ///
+    /// # Safety
+    /// `fetch` came from [`WorldQuery::fetch`] on a chunk of at least `rows` rows; the result
+    /// is used as `fetch` may be, for rows `rows..` of that chunk.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_query::{RefRO, WorldQuery};
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..4u32).map(|n| (n,))).for_each(drop);
+    /// let state = world.register_component::<u32>();
+    /// let arch = world.archetypes().iter().find(|a| a.len() == 4).unwrap();
+    /// let cached = RefRO::<u32>::archetype_fetch(&state, arch);
+    /// // SAFETY: `cached` was found in the archetype that owns the chunk; only reads follow.
+    /// unsafe {
+    ///     let fetch = RefRO::<u32>::fetch(&cached, &arch.chunks()[0], world.change_tick());
+    ///     let mut from_two = RefRO::<u32>::advance(&fetch, 2).unwrap();
+    ///     assert_eq!(RefRO::<u32>::item(&mut from_two, 1), &3);
+    /// }
+    /// ```
+    #[inline(always)]
+    unsafe fn advance(fetch: &Self::Fetch, rows: usize) -> Option<Self::Fetch> {
+        let _ = (fetch, rows);
+        None
+    }
+
     /// Calls `f` with the items of rows `0..len`: the loop `for_each` runs over each chunk.
     ///
     /// This default steps four rows at a time: a short chunk (a 20-row archetype) then runs as

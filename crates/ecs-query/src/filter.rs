@@ -130,6 +130,11 @@ macro_rules! unit_fetch {
 
         #[inline(always)]
         unsafe fn unslice(_: ()) {}
+
+        #[inline(always)]
+        unsafe fn advance(_: &(), _: usize) -> Option<()> {
+            Some(())
+        }
     };
 }
 pub(crate) use unit_fetch;
@@ -258,6 +263,12 @@ unsafe impl<T: Component> WorldQuery for Without<T> {
 
     #[inline(always)]
     unsafe fn unslice(_: ()) {}
+
+    #[inline(always)]
+    unsafe fn advance(_: &(), _: usize) -> Option<()> {
+        // The fetch is empty: rows are told apart by the chunk's masks, not by it.
+        Some(())
+    }
 }
 
 // SAFETY: declare no write.
@@ -391,6 +402,11 @@ macro_rules! or_filter {
 
             #[inline(always)]
             unsafe fn unslice(_: ()) {}
+
+            #[inline(always)]
+            unsafe fn advance(_: &(), _: usize) -> Option<()> {
+                Some(())
+            }
         }
 
         // SAFETY: declares no write.

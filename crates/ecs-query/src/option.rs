@@ -234,6 +234,17 @@ unsafe impl<Q: WorldQuery> WorldQuery for Option<Q> {
             None => OptionFetch::Absent,
         }
     }
+
+    /// A mixed chunk's fetch asks the chunk about each row by its index, so it does not shift.
+    #[inline(always)]
+    unsafe fn advance(fetch: &Self::Fetch, rows: usize) -> Option<Self::Fetch> {
+        match fetch {
+            OptionFetch::Absent => Some(OptionFetch::Absent),
+            // SAFETY: `Q`'s contract for its own fetch (the forwarding note above).
+            OptionFetch::All(f) => unsafe { Q::advance(f, rows) }.map(OptionFetch::All),
+            OptionFetch::Mixed(..) => None,
+        }
+    }
 }
 
 // SAFETY: `Q` declares no write.

@@ -185,6 +185,14 @@ macro_rules! tuple_query {
 
             #[inline(always)]
             #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
+            unsafe fn advance(fetch: &Self::Fetch, rows: usize) -> Option<Self::Fetch> {
+                // SAFETY: the tuple's contract is each element's, for its own `.i` (see the note
+                // on `tuple_query!`).
+                Some(($(unsafe { $Q::advance(&fetch.$i, rows) }?,)*))
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables, unused_unsafe, reason = "the empty tuple")]
             unsafe fn for_each_row<'w, Func: FnMut(Self::Item<'w>)>(
                 fetch: &mut Self::Fetch,
                 len: usize,

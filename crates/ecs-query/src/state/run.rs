@@ -372,7 +372,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// [`QueryState::run_chunk`] for an archetype that [`QueryState::streams`]: the chunk's
     /// rows go out `STREAM_ROWS` at a time and, before each piece, the same rows of `next`'s
     /// columns are asked for, so the next chunk arrives spread over this one's work (a burst
-    /// of prefetches at each chunk start overflows the CPU's miss queue instead).
+    /// of prefetches at each chunk start overflows the CPU's miss queue instead). Each piece
+    /// runs through `D`'s vectorised row loop over a fetch shifted to it
+    /// ([`WorldQuery::advance`]) where `D` shifts.
     ///
     /// # Safety
     /// As [`QueryState::run_chunk`]; `cached` is the `k`-th matched archetype's fetch.
@@ -395,22 +397,52 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         D: WorldQuery,
     {
         let cols = self.prefetch_cols(k);
-        // The chunk goes to `for_each_row` whole, as in `run_chunk` (a loop that sliced the
-        // columns again for each piece would re-borrow rows already handed out), and the
-        // prefetches ride along every `STREAM_ROWS` rows.
-        let mut row = 0;
-        let mut each = |item: D::Item<'w>| {
-            if row % STREAM_ROWS == 0 {
+        let len = chunk.len();
+        // SAFETY: `cached` was found in the archetype owning `chunk` and the caller holds `D`'s
+        // access (this fn's contract, `run_chunk`'s), so `fetch` may run and `0..len` may be
+        // marked.
+        let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
+        if marks {
+            // SAFETY: as above; `0..len` is within the chunk.
+            unsafe { D::mark_rows(cached, chunk, 0..len, tick) };
+        }
+        // SAFETY: `advance` by 0 rows stays within any chunk; a probe only, whether `D` shifts.
+        let shifts = unsafe { D::advance(&fetch, 0) }.is_some();
+        if shifts {
+            // Piece by piece, each through the vectorised row loop over a fetch shifted to the
+            // piece's first row: its slices cover that piece's rows only, so no row handed out
+            // earlier is borrowed again.
+            let mut row = 0;
+            while row < len {
+                let end = (row + STREAM_ROWS).min(len);
                 for &(offset, size) in cols {
-                    next.prefetch_rows(offset as usize, size as usize, row..row + STREAM_ROWS);
+                    next.prefetch_rows(offset as usize, size as usize, row..end);
                 }
+                // SAFETY: `row < len`; the shifted fetch is used for rows `row..end` only,
+                // each handed out once (`for_each_row`'s contract for `end - row` rows).
+                unsafe {
+                    let mut piece = D::advance(&fetch, row).expect("the probe shifted");
+                    D::for_each_row(&mut piece, end - row, f);
+                }
+                row = end;
             }
-            row += 1;
-            f(item);
-        };
-        // SAFETY: this fn's contract is `run_chunk`'s (the same `cached`, `chunk`, access and
-        // tick); `each` hands every item to `f` unchanged, only prefetching on the side.
-        unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut each) }
+        } else {
+            // An element that cannot shift (an enable-bit view, a mixed `Option`): the whole
+            // chunk goes to `for_each_row`, the prefetches riding along every `STREAM_ROWS`
+            // rows.
+            let mut row = 0;
+            let mut each = |item: D::Item<'w>| {
+                if row % STREAM_ROWS == 0 {
+                    for &(offset, size) in cols {
+                        next.prefetch_rows(offset as usize, size as usize, row..row + STREAM_ROWS);
+                    }
+                }
+                row += 1;
+                f(item);
+            };
+            // SAFETY: every row below `len` is handed out once, to `f` unchanged.
+            unsafe { D::for_each_row(&mut fetch, len, &mut each) };
+        }
     }
 
     /// Hands out every row of `chunk`, marked as written where the archetype keeps row ticks.

@@ -3,7 +3,9 @@
 //!
 //! - `for_each/N`: `pos += vel` through a kept `QueryState`, beside `raw_for_each/N`, the same
 //!   loop over two plain `Vec`s of N (10⁶ fits this machine's L3 cache, 10⁷ does not, so
-//!   compare each scale with its own raw loop);
+//!   compare each scale with its own raw loop); `for_each_streaming/N`, the same with the
+//!   streaming chunk loop forced (`Iteration::Streaming`), and `chunk_slices/N`, the loop over
+//!   each chunk's column slices (`for_each_chunk`);
 //! - `spawn_batch/N`: a fresh world and `spawn_batch` of N rows, the world dropped inside the
 //!   timing, beside `raw_push/N` (two `Vec`s filled the same way, dropped the same way);
 //! - `despawn/N`: despawning every entity of a world of N, in spawn order (the world is built
@@ -22,6 +24,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use ecs::prelude::*;
+use ecs::query::Iteration;
 use ecs_benches::{Position, Vec3, Velocity};
 
 const SCALES: [usize; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
@@ -44,6 +47,21 @@ fn scale(c: &mut Criterion) {
         let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
         group.bench_with_input(BenchmarkId::new("for_each", n), &n, |b, _| {
             b.iter(|| state.for_each(&mut world, |(p, v)| p.0 += v.0));
+        });
+        // The streaming loop forced (`Auto` runs the plain one; see `ecs_query::Iteration`).
+        state.set_iteration(Iteration::Streaming);
+        group.bench_with_input(BenchmarkId::new("for_each_streaming", n), &n, |b, _| {
+            b.iter(|| state.for_each(&mut world, |(p, v)| p.0 += v.0));
+        });
+        group.bench_with_input(BenchmarkId::new("chunk_slices", n), &n, |b, _| {
+            b.iter(|| {
+                state.for_each_chunk(&mut world, |mut view| {
+                    let (pos, vel) = view.columns();
+                    for (p, v) in pos.iter_mut().zip(vel) {
+                        p.0 += v.0;
+                    }
+                });
+            });
         });
         drop((state, world));
 

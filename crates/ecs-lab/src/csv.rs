@@ -35,7 +35,7 @@ pub fn to_csv(records: &[Record]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "\"{}\",{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{:.3},{}",
+            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{}",
             r.mix.replace('"', "\"\""),
             r.row_bytes,
             r.config,
@@ -43,12 +43,7 @@ pub fn to_csv(records: &[Record]) -> String {
             r.capacity,
             r.entities,
             r.measure.name(),
-            s.median,
-            s.q1,
-            s.q3,
-            s.min,
-            s.max,
-            s.reps,
+            s.csv_cells(),
             r.best_of,
             vs_vec,
             r.memory_bytes,

@@ -348,22 +348,16 @@ pub fn trials_to_csv(trials: &[Trial]) -> String {
          max_ns,reps,best_of,passes,replicas,placement_spread,memory_bytes,chunks,capacity,vs_best\n",
     );
     for t in trials {
-        let s = &t.stats;
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{:.3},{},{},{},{:.3}",
+            "{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{:.3}",
             quote(&t.experiment),
             quote(&t.config),
             policy_label(t.policy),
             quote(t.order),
             t.column_align,
             t.items,
-            s.median,
-            s.q1,
-            s.q3,
-            s.min,
-            s.max,
-            s.reps,
+            t.stats.csv_cells(),
             t.best_of,
             t.passes.name(),
             t.replicas,

@@ -48,6 +48,17 @@ impl Stats {
     }
 }
 
+impl Stats {
+    /// `median,q1,q3,min,max,reps` as CSV cells (times to 3 decimals), the columns both CSV
+    /// writers share.
+    pub(crate) fn csv_cells(&self) -> String {
+        format!(
+            "{:.3},{:.3},{:.3},{:.3},{:.3},{}",
+            self.median, self.q1, self.q3, self.min, self.max, self.reps
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

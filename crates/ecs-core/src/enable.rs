@@ -159,37 +159,10 @@ impl EnableMask {
         }
     }
 
-    /// Sets the bits of `rows` to `on`, pushing onto `flipped` the rows whose bit changed.
-    /// Consecutive rows of one word are updated in a register and stored once.
-    ///
-    /// # Panics
-    /// If a row is past the capacity.
-    pub(crate) fn set_rows(
-        &mut self,
-        rows: impl Iterator<Item = u32>,
-        on: bool,
-        flipped: &mut Vec<u32>,
-    ) {
-        let mut at = usize::MAX;
-        let mut word = 0u64;
-        for r in rows {
-            let w = r as usize / 64;
-            if w != at {
-                if at != usize::MAX {
-                    *self.words[at].get_mut() = word;
-                }
-                at = w;
-                word = *self.words[w].get_mut();
-            }
-            let bit = 1u64 << (r % 64);
-            if (word & bit != 0) != on {
-                word ^= bit;
-                flipped.push(r);
-            }
-        }
-        if at != usize::MAX {
-            *self.words[at].get_mut() = word;
-        }
+    /// Word `w` (rows `64 * w ..`), for batch edits through `&mut`.
+    #[inline]
+    pub(crate) fn word_mut(&mut self, w: usize) -> &mut u64 {
+        self.words[w].get_mut()
     }
 
     fn clear(&mut self) {
@@ -280,7 +253,7 @@ impl ChunkMasks {
 
 #[cfg(test)]
 mod tests {
-    use crate::{ComponentError, World};
+    use crate::{ComponentError, RowTicks, World};
 
     #[derive(Debug, PartialEq)]
     struct Hidden(u32);
@@ -419,6 +392,95 @@ mod tests {
             Err(ComponentError::NotEnableable { .. })
         ));
         assert_eq!(world.set_enabled_many::<Hidden>(&[], false), Ok(0));
+    }
+
+    /// Every enable bit and chunk column tick of `Hidden`, and its row marks, in order.
+    fn hidden_state(world: &World) -> Vec<(bool, u64, u32)> {
+        let id = world.component_id::<Hidden>().unwrap();
+        let now = world.change_tick();
+        let mut state = Vec::new();
+        for arch in world.archetypes() {
+            let Some(col) = arch.column(id) else { continue };
+            let slot = arch.enable_slot(col).unwrap();
+            for chunk in arch.chunks() {
+                for r in 0..chunk.len() {
+                    let bit = chunk.enable_bits().get(slot).get(r);
+                    let (changed, _) = chunk.row_ticks(col, r, now);
+                    state.push((bit, chunk.changed_tick(col), changed));
+                }
+            }
+        }
+        state
+    }
+
+    #[test]
+    fn set_enabled_many_undoes_every_word_on_a_late_error() {
+        // Tiny chunks (one word each) and 16 KiB ones (many words per chunk), the list
+        // jumping between words, chunks and two archetypes, with row marks kept.
+        // Fewer rows under Miri (still three words of a 16 KiB chunk); `n` is prime to 3.
+        let n = if cfg!(miri) { 140 } else { 700 };
+        for size in [256, 16 * 1024] {
+            let mut world = World::with_test_chunk_size(size);
+            world.register_enableable::<Hidden>();
+            let es: Vec<_> = (0..n as u32)
+                .map(|i| match i % 5 {
+                    0 => world.spawn((Hidden(i), 1u8)),
+                    _ => world.spawn((Hidden(i),)),
+                })
+                .collect();
+            let id = world.component_id::<Hidden>().unwrap();
+            world.keep_row_ticks(id, RowTicks::CHANGED);
+            let half: Vec<_> = es.iter().copied().step_by(2).collect();
+            world.set_enabled_many::<Hidden>(&half, false).unwrap();
+            let dead = world.spawn((Hidden(0),));
+            world.despawn(dead).unwrap();
+            world.advance_tick();
+            let before = hidden_state(&world);
+            let mut list: Vec<_> = (0..n).map(|i| es[i * 3 % n]).collect();
+            list.push(dead);
+            assert_eq!(
+                world.set_enabled_many::<Hidden>(&list, true),
+                Err(ComponentError::NoSuchEntity(dead))
+            );
+            assert!(
+                hidden_state(&world) == before,
+                "chunk size {size}: something changed"
+            );
+            // A stale handle whose slot was reused by an entity without `Hidden` is stale,
+            // not a missing component.
+            let reused = world.spawn((Other,));
+            assert_eq!(reused.index(), dead.index());
+            assert_eq!(
+                world.set_enabled_many::<Hidden>(&[es[1], dead], true),
+                Err(ComponentError::NoSuchEntity(dead))
+            );
+            assert_eq!(
+                world.set_enabled_many::<Hidden>(&[dead], true),
+                Err(ComponentError::NoSuchEntity(dead))
+            );
+            assert!(
+                hidden_state(&world) == before,
+                "chunk size {size}: something changed"
+            );
+            // The same list without the dead entity: exactly the disabled half flips, and
+            // only those rows' marks move to the new tick.
+            list.pop();
+            let tick = world.change_tick();
+            assert_eq!(world.set_enabled_many::<Hidden>(&list, true), Ok(n / 2));
+            let after = hidden_state(&world);
+            for ((was, _, was_mark), (now, _, mark)) in before.iter().zip(&after) {
+                assert!(*now, "chunk size {size}: every listed row is enabled");
+                let want = if *was { *was_mark } else { tick as u32 };
+                assert_eq!(
+                    *mark, want,
+                    "chunk size {size}: row marks of flipped rows only"
+                );
+            }
+            assert!(es
+                .iter()
+                .all(|&e| world.is_enabled::<Hidden>(e) == Ok(true)));
+            world.check_invariants();
+        }
     }
 
     #[test]

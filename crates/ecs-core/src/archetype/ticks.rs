@@ -97,18 +97,12 @@ impl Archetype {
         }
     }
 
-    /// Records that column `col` of rows `rows` (rows within chunk `chunk`) was written at
-    /// `tick`: [`Archetype::stamp_row`] for one column and many rows of one chunk, stamping
-    /// the chunk's column tick once.
-    pub(crate) fn stamp_rows_changed(&mut self, chunk: usize, col: usize, rows: &[u32], tick: u64) {
+    /// Records a write of column `col` at row `r` of chunk `chunk` at `tick` in the row
+    /// marks, for a column that keeps them (the caller stamps the chunk's column tick).
+    pub(crate) fn stamp_row_changed(&mut self, chunk: usize, col: usize, r: usize, tick: u64) {
         let chunk = &mut self.chunks[chunk];
-        chunk.mark_changed(col, tick);
-        if self.marks[col] != RowTicks::NONE {
-            for &r in rows {
-                let (_, added) = chunk.row_ticks(col, r as usize, tick);
-                chunk.set_row_marks(col, r as usize, (tick as u32, added), tick);
-            }
-        }
+        let (_, added) = chunk.row_ticks(col, r, tick);
+        chunk.set_row_marks(col, r, (tick as u32, added), tick);
     }
 
     /// Records that the values of `cols` at `addr` were written at `tick` (and, if `added`,

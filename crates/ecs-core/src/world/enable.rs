@@ -6,6 +6,7 @@ use std::any::type_name;
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::ComponentError;
+use crate::world::batch_toggle::BatchToggle;
 use crate::world::World;
 
 impl World {
@@ -108,49 +109,16 @@ impl World {
     ) -> Result<usize, ComponentError> {
         self.flush();
         let tick = self.change_tick();
-        let id = self.component_id::<T>();
-        // Every entity is checked, and its row found (once), before any bit changes; `T`'s
-        // column is checked once per run of entities in one archetype.
-        let mut rows = Vec::with_capacity(entities.len());
-        let mut checked = None;
-        for &entity in entities {
-            let (loc, at) = self
-                .locate_row(entity)
-                .ok_or(ComponentError::NoSuchEntity(entity))?;
-            if checked != Some(loc.archetype) {
-                self.enable_slot_cached::<T>(id, entity, &mut None)?;
-                checked = Some(loc.archetype);
+        let Some(id) = self.component_id::<T>() else {
+            // No archetype has a `T`: the first entity, if any, fails.
+            if let Some(&entity) = entities.first() {
+                self.enable_slot_cached::<T>(None, entity, &mut None)?;
             }
-            rows.push((
-                loc.archetype.index() as u32,
-                at.chunk() as u32,
-                at.r() as u32,
-            ));
-        }
-        let Some(id) = id else {
-            return Ok(0); // no entity listed (any listed one would have failed above)
+            return Ok(0);
         };
-        let (_, _, archetypes) = self.parts_mut();
-        let archetypes = archetypes.as_mut_slice();
-        let mut changed = 0;
-        let mut flipped = Vec::new();
-        // Runs of rows in one chunk: bits flipped through one mask, the chunk's column tick
-        // stamped once per run.
-        for run in rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let (a, c, _) = run[0];
-            let arch = &mut archetypes[a as usize];
-            let col = arch.column(id).expect("checked above");
-            let slot = arch.enable_slot(col).expect("checked above");
-            let mask = &mut arch.chunk_mut(c as usize).enable_bits_mut().get_mut(slot);
-            flipped.clear();
-            mask.set_rows(run.iter().map(|&(_, _, r)| r), enabled, &mut flipped);
-            if !flipped.is_empty() {
-                // Enabling or disabling is a change of `T`: of these rows only.
-                arch.stamp_rows_changed(c as usize, col, &flipped, tick);
-                changed += flipped.len();
-            }
-        }
-        Ok(changed)
+        let (table, _, archetypes) = self.parts_mut();
+        BatchToggle::new(archetypes.as_mut_slice(), id, type_name::<T>(), enabled)
+            .apply(table, entities, tick)
     }
 
     /// Sets the enable bit of the row at `at` (of archetype `arch`) in `slot`, stamping

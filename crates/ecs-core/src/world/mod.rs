@@ -18,6 +18,7 @@
     reason = "turns a type-checked component cell or column into a typed reference or slice"
 )]
 mod access;
+mod batch_toggle;
 mod chunk_component;
 pub(crate) mod clone;
 pub(crate) mod compact;

@@ -119,10 +119,13 @@ pub fn drive_chain(
     }
 }
 
-/// A system and its run conditions.
+/// A system, its run conditions and its timing.
 pub(crate) struct Unit {
     pub system: Box<dyn System>,
     pub conditions: Vec<Condition>,
+    /// Its time over runs: kept with the system, so the one worker holding the unit records
+    /// it without a lock.
+    pub sample: Sample,
 }
 
 impl Unit {
@@ -170,6 +173,7 @@ impl SystemCell {
             unit: UnsafeCell::new(Unit {
                 system,
                 conditions: Vec::new(),
+                sample: Sample::default(),
             }),
             running: AtomicBool::new(false),
         }
@@ -221,38 +225,43 @@ struct Run<'a> {
     counters: RunCounters,
     abort: AtomicBool,
     panic: Mutex<Option<SystemPanic>>,
-    timings: &'a [Mutex<Sample>],
     /// The schedule run's span, parent of the system spans opened on workers.
     span: crate::trace::Parent,
 }
 
 impl Run<'_> {
     /// Runs system `first` and then, on this thread, the first dependent each finish makes
-    /// ready; other ready dependents go to `spawn`.
-    fn run_chain(&self, first: usize, spawn: &impl Fn(usize)) {
+    /// ready; other ready dependents go to `spawn`. `clock` is this worker's last clock
+    /// reading (see [`Run::run_one`]).
+    fn run_chain(&self, first: usize, spawn: &impl Fn(usize), clock: &mut Instant) {
         let run = |local: usize| {
             if !self.abort.load(Ordering::Relaxed) {
-                self.run_one(self.segment.systems[local]);
+                *clock = self.run_one(self.segment.systems[local], *clock);
             }
         };
         drive_chain(&self.counters, &self.segment.dependents, first, run, spawn);
     }
 
-    fn run_one(&self, index: usize) {
-        let start = Instant::now();
-        let result = self.cells[index].claim(|unit| {
-            let _span = crate::trace::system(&self.span, unit.system.name());
-            // SAFETY: the plan orders every pair of conflicting systems by the union of each
-            // system's and its conditions' accesses, so nothing that runs meanwhile conflicts
-            // with them; all were initialised for `world`.
-            catch_unwind(AssertUnwindSafe(|| unsafe { unit.run_shared(self.world) }))
-                .map_err(|payload| (unit.system.name().to_owned(), payload))
+    /// Runs system `index`, timed from `start` (this worker's previous reading: the end of
+    /// the system it ran before, or the start of its task), and returns the reading at its
+    /// end. One clock reading per system: a worker's consecutive systems share the reading
+    /// between them, so the executor's few steps between two systems count towards the
+    /// second.
+    fn run_one(&self, index: usize, start: Instant) -> Instant {
+        let (result, end) = self.cells[index].claim(|unit| {
+            let result = {
+                let _span = crate::trace::system(&self.span, unit.system.name());
+                // SAFETY: the plan orders every pair of conflicting systems by the union of
+                // each system's and its conditions' accesses, so nothing that runs meanwhile
+                // conflicts with them; all were initialised for `world`.
+                catch_unwind(AssertUnwindSafe(|| unsafe { unit.run_shared(self.world) }))
+                    .map_err(|payload| (unit.system.name().to_owned(), payload))
+            };
+            let end = Instant::now();
+            unit.sample
+                .record(end - start, *result.as_ref().unwrap_or(&true));
+            (result, end)
         });
-        let elapsed = start.elapsed();
-        self.timings[index]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .record(elapsed, *result.as_ref().unwrap_or(&true));
         if let Err(panic) = result {
             self.abort.store(true, Ordering::Relaxed);
             let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
@@ -261,24 +270,21 @@ impl Run<'_> {
                 Some(_) => drop_payload(panic.1),
             }
         }
+        end
     }
 }
 
 /// Whether running `segment` on the pool is likely to pay for its thread hand-offs: judged from
 /// the systems' times in the last run, parallelism can save at most the time of all systems
 /// but the longest. A segment with a system that has not run yet is tried in parallel.
-pub(crate) fn worth_parallel(
-    segment: &Segment,
-    timings: &[Mutex<Sample>],
-    threshold: Duration,
-) -> bool {
+pub(crate) fn worth_parallel(segment: &Segment, cells: &[SystemCell], threshold: Duration) -> bool {
     if segment.exclusive || segment.systems.len() < 2 {
         return false;
     }
     let mut total = Duration::ZERO;
     let mut longest = Duration::ZERO;
     for &i in &segment.systems {
-        let t = timings[i].lock().unwrap_or_else(|e| e.into_inner()).last;
+        let t = cells[i].unit().sample.last;
         if t.is_zero() {
             return true;
         }
@@ -301,15 +307,12 @@ const MIN_JOB: Duration = Duration::from_micros(4);
 fn root_batches(
     roots: &[usize],
     segment: &Segment,
-    timings: &[Mutex<Sample>],
+    cells: &[SystemCell],
 ) -> Vec<std::ops::Range<usize>> {
     let mut batches = Vec::new();
     let (mut start, mut work) = (0, Duration::ZERO);
     for (at, &local) in roots.iter().enumerate() {
-        let last = timings[segment.systems[local]]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .last;
+        let last = cells[segment.systems[local]].unit().sample.last;
         work += if last.is_zero() { MIN_JOB } else { last };
         if work >= MIN_JOB {
             batches.push(start..at + 1);
@@ -329,7 +332,6 @@ pub(crate) fn run_segment(
     world: &World,
     cells: &[SystemCell],
     segment: &Segment,
-    timings: &[Mutex<Sample>],
 ) -> Option<SystemPanic> {
     let run = Run {
         world,
@@ -338,7 +340,6 @@ pub(crate) fn run_segment(
         counters: RunCounters::new(&segment.dep_counts),
         abort: AtomicBool::new(false),
         panic: Mutex::new(None),
-        timings,
         span: crate::trace::current(),
     };
     let roots: Vec<usize> = RunCounters::roots(&segment.dep_counts).collect();
@@ -347,30 +348,36 @@ pub(crate) fn run_segment(
         // current pool (the schedule's own pool when the run is installed in it, else rayon's
         // global pool).
         true if segment.systems.len() > 1 => {
-            let batches = root_batches(&roots, segment, timings);
+            let batches = root_batches(&roots, segment, cells);
             rayon::in_place_scope(|scope| {
                 fn spawn_in<'s>(scope: &rayon::Scope<'s>, run: &'s Run<'s>, j: usize) {
-                    scope.spawn(move |scope| run.run_chain(j, &|k| spawn_in(scope, run, k)));
+                    scope.spawn(move |scope| {
+                        let mut clock = Instant::now();
+                        run.run_chain(j, &|k| spawn_in(scope, run, k), &mut clock);
+                    });
                 }
                 let (run, roots) = (&run, &roots);
                 for batch in batches[1..].iter().cloned() {
                     scope.spawn(move |scope| {
+                        let mut clock = Instant::now();
                         for &root in &roots[batch] {
-                            run.run_chain(root, &|k| spawn_in(scope, run, k));
+                            run.run_chain(root, &|k| spawn_in(scope, run, k), &mut clock);
                         }
                     });
                 }
+                let mut clock = Instant::now();
                 for &root in &roots[batches[0].clone()] {
-                    run.run_chain(root, &|k| spawn_in(scope, run, k));
+                    run.run_chain(root, &|k| spawn_in(scope, run, k), &mut clock);
                 }
             });
         }
         _ => {
             // Single-threaded: a stack instead of a pool; the order stays a valid one.
             let mut ready: Vec<usize> = roots.into_iter().rev().collect();
+            let mut clock = Instant::now();
             while let Some(i) = ready.pop() {
                 let spawned = std::cell::RefCell::new(Vec::new());
-                run.run_chain(i, &|j| spawned.borrow_mut().push(j));
+                run.run_chain(i, &|j| spawned.borrow_mut().push(j), &mut clock);
                 ready.extend(spawned.into_inner().into_iter().rev());
             }
         }
@@ -379,11 +386,7 @@ pub(crate) fn run_segment(
 }
 
 /// Runs an exclusive system (with its panic caught and named), if its conditions allow.
-pub(crate) fn run_exclusive(
-    world: &mut World,
-    cell: &mut SystemCell,
-    timing: &Mutex<Sample>,
-) -> Option<SystemPanic> {
+pub(crate) fn run_exclusive(world: &mut World, cell: &mut SystemCell) -> Option<SystemPanic> {
     let start = Instant::now();
     let unit = cell.unit_mut();
     let _span = crate::trace::system(&crate::trace::current(), unit.system.name());
@@ -400,11 +403,8 @@ pub(crate) fn run_exclusive(
         }
         go
     }));
-    let elapsed = start.elapsed();
-    timing
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .record(elapsed, *result.as_ref().unwrap_or(&true));
+    unit.sample
+        .record(start.elapsed(), *result.as_ref().unwrap_or(&true));
     result
         .err()
         .map(|payload| (unit.system.name().to_owned(), payload))

@@ -1,10 +1,13 @@
 //! Where a schedule's time goes: per system, cumulative over runs, beside command application
 //! and the frame's wall time.
 //!
-//! Each system's time is measured around its run on the worker that ran it (its run conditions
-//! included). Systems of one segment run at the same time, so the sum of system times may
-//! exceed the frame's wall time; [`Timings`] shows both so the overlap is visible. Recording a
-//! sample costs two `Instant::now()` calls and an uncontended lock per system per run.
+//! Each system's time is measured on the worker that ran it (its run conditions included),
+//! from that worker's previous clock reading (the end of the system it ran just before, or the
+//! start of its task) to the system's end, so the executor's few steps between two systems
+//! count towards the second. Systems of one segment run at the same time, so the sum of system
+//! times may exceed the frame's wall time; [`Timings`] shows both so the overlap is visible.
+//! Recording a sample costs one `Instant::now()` per system per run and no lock: the sample
+//! lives with its system, which one worker holds at a time.
 
 use std::fmt;
 use std::time::Duration;

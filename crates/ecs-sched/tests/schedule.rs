@@ -423,3 +423,48 @@ fn sync_points_have_a_timings_row_that_counts_their_runs() {
     assert_eq!((row.runs, row.skipped), (3, 0));
     assert_eq!(world.len(), 3);
 }
+
+/// A worker's consecutive systems share one clock reading between them: each system's time
+/// runs from the previous one's end, so a quick system after a slow one on the same worker
+/// is not charged the slow one's time, and the slow one is charged all of its own.
+#[test]
+fn each_system_is_charged_its_own_time_on_any_thread_count() {
+    struct Counter(u32);
+    fn slow(mut c: ResMut<Counter>) {
+        std::thread::sleep(Duration::from_millis(30));
+        c.0 += 1;
+    }
+    fn quick(mut c: ResMut<Counter>) {
+        c.0 += 1;
+    }
+    fn apart() {}
+    for threads in [1, 2] {
+        let mut world = World::new();
+        world.insert_resource(Counter(0));
+        let mut schedule = Schedule::with_threads(threads);
+        schedule.set_inline_threshold(Duration::ZERO);
+        // `slow` then `quick` (both write `Counter`: a chain on one worker), beside a system
+        // that conflicts with neither.
+        schedule.add_system(slow);
+        schedule.add_system(quick);
+        schedule.add_system(apart);
+        for _ in 0..2 {
+            schedule.run(&mut world).unwrap();
+        }
+        let timings = schedule.timings();
+        let (slow, quick) = (
+            timings.system("slow").unwrap(),
+            timings.system("quick").unwrap(),
+        );
+        assert!(
+            slow.last >= Duration::from_millis(30),
+            "{threads} threads: {slow:?}"
+        );
+        assert!(
+            quick.last < Duration::from_millis(15),
+            "{threads} threads: {quick:?}"
+        );
+        assert_eq!((slow.runs, quick.runs), (2, 2));
+        assert_eq!(world.resource::<Counter>().0, 4);
+    }
+}

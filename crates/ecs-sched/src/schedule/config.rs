@@ -4,9 +4,7 @@
 use crate::condition::{is_read_only, IntoCondition};
 use crate::error::ScheduleError;
 use crate::executor::SystemCell;
-use crate::sync::Mutex;
 use crate::system::{IntoSystem, SyncPoint, System};
-use crate::timings::Sample;
 
 use super::{Order, Schedule, SetOrder};
 
@@ -116,7 +114,6 @@ impl Schedule {
         self.add_event_updates(system.access());
         self.accesses.push(system.access().clone());
         self.systems.push(SystemCell::new(system));
-        self.timings.push(Mutex::new(Sample::default()));
         self.orders.push(Order {
             sync_point,
             ..Order::default()
@@ -218,7 +215,6 @@ impl Schedule {
         self.plan = None;
         self.systems.pop();
         self.accesses.pop();
-        self.timings.pop();
         if self.orders.pop().is_some_and(|o| o.sync_point) {
             self.sync_points -= 1;
         }

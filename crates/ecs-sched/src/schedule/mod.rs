@@ -17,7 +17,6 @@ use crate::access_set::{Conflict, EventUpdate, SystemAccess};
 use crate::error::{CommandError, ScheduleError};
 use crate::executor::SystemCell;
 use crate::graph::{self, NodeInfo, Plan, SetInfo};
-use crate::sync::Mutex;
 
 use crate::timings::{Sample, Timings};
 
@@ -84,9 +83,9 @@ struct SetOrder {
 /// ```
 ///
 /// # Invariants
-/// 1. `systems`, `accesses`, `timings` and `orders` have one entry per system, by insertion
-///    index; `accesses[i]` is system `i`'s access set as it was when the system was added,
-///    merged with the access set of each of its run conditions as it was when added.
+/// 1. `systems` (each with its timing), `accesses` and `orders` have one entry per system, by
+///    insertion index; `accesses[i]` is system `i`'s access set as it was when the system was
+///    added, merged with the access set of each of its run conditions as it was when added.
 /// 2. `plan` is `None` or was built from the current systems, names and orders.
 /// 3. Every access set in `accesses` that has component ids has them from `registry`, which is
 ///    the registry `registry_id` names (checked by `try_add_system`; `registry` is only ever
@@ -104,7 +103,6 @@ struct SetOrder {
 pub struct Schedule {
     systems: Vec<SystemCell>,
     accesses: Vec<SystemAccess>,
-    timings: Vec<Mutex<Sample>>,
     command_timing: Sample,
     frame_timing: Sample,
     orders: Vec<Order>,
@@ -175,7 +173,6 @@ impl Schedule {
         Self {
             systems: Vec::new(),
             accesses: Vec::new(),
-            timings: Vec::new(),
             command_timing: Sample::default(),
             frame_timing: Sample::default(),
             orders: Vec::new(),
@@ -426,7 +423,7 @@ impl Schedule {
             None => (0..self.systems.len()).collect(),
         };
         let rows = order.into_iter().map(|i| {
-            let sample = *self.timings[i].lock().unwrap_or_else(|p| p.into_inner());
+            let sample = self.systems[i].unit().sample;
             (self.systems[i].get().name(), sample)
         });
         Timings::new(rows, &self.command_timing, &self.frame_timing)

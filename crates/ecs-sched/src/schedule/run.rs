@@ -15,9 +15,6 @@ use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, Sy
 use crate::graph::{Plan, Segment};
 use crate::id_lanes::LanePlan;
 use crate::panics::{drop_payload, keep_first, panic_message, Payload};
-use crate::sync::Mutex;
-
-use crate::timings::Sample;
 
 use super::{Order, Schedule, Threads};
 
@@ -80,13 +77,12 @@ impl Schedule {
         let any_parallel = plan
             .segments
             .iter()
-            .any(|s| worth_parallel(s, &self.timings, inline_below));
+            .any(|s| worth_parallel(s, &self.systems, inline_below));
         let mut commands_time = Duration::ZERO;
         let run = Run {
             plan,
             inline_below,
             systems: &mut self.systems,
-            timings: &self.timings,
             orders: &self.orders,
             skipped: &mut self.skipped,
             commands_time: &mut commands_time,
@@ -139,7 +135,6 @@ struct Run<'a> {
     plan: &'a Plan,
     inline_below: Duration,
     systems: &'a mut [SystemCell],
-    timings: &'a [Mutex<Sample>],
     orders: &'a [Order],
     skipped: &'a mut Vec<CommandError>,
     commands_time: &'a mut Duration,
@@ -157,7 +152,6 @@ impl Run<'_> {
             plan,
             inline_below,
             systems,
-            timings,
             orders,
             skipped,
             commands_time,
@@ -184,24 +178,21 @@ impl Run<'_> {
                     *commands_time += elapsed;
                     // The sync point's own row: the commands it applied (also in the
                     // "(apply commands)" row, which sums every application of the run).
-                    timings[index]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .record(elapsed, true);
+                    systems[index].unit_mut().sample.record(elapsed, true);
                     applied = upto;
                     if commands.apply.is_some() {
                         break;
                     }
                     continue;
                 }
-                panic = run_exclusive(world, &mut systems[index], &timings[index]);
+                panic = run_exclusive(world, &mut systems[index]);
             } else {
                 open_id_lanes(world, systems, segment);
-                let parallel = parallel && worth_parallel(segment, timings, inline_below);
+                let parallel = parallel && worth_parallel(segment, systems, inline_below);
                 // `run_segment` catches each system's panic; this catches anything else, so
                 // commands are still dropped and the world flushed below.
                 panic = catch_unwind(AssertUnwindSafe(|| {
-                    run_segment(parallel, world, systems, segment, timings)
+                    run_segment(parallel, world, systems, segment)
                 }))
                 .unwrap_or_else(|payload| Some(("<executor>".to_owned(), payload)));
             }

@@ -64,16 +64,20 @@ fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
 /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
 /// assert_eq!(arch.chunks()[0].entities(), [e]);
 /// ```
+#[repr(C, align(64))]
 pub struct Chunk {
+    // What a query run reads and stamps of every chunk it visits, first: `data`, `len` and
+    // the first columns' ticks share the chunk's first cache line (`repr(C)` keeps the order,
+    // the alignment starts each chunk of a list on a line).
     data: NonNull<u8>,
     len: usize,
-    alloc: Layout,
-    /// The world's pool `data` came from; held so that it outlives this chunk.
-    pool: Arc<ChunkPool>,
     /// Per component column, the tick of the last write access. Kept inline for narrow
     /// archetypes so that iterating an archetype's chunks reads and stamps ticks in the
     /// contiguous chunk list rather than in one scattered heap block per chunk.
     changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
+    alloc: Layout,
+    /// The world's pool `data` came from; held so that it outlives this chunk.
+    pool: Arc<ChunkPool>,
     /// The tick of the last row added, moved in or moved within this chunk.
     structural: u64,
     /// One enable bitset per enableable column of the archetype (empty, and unallocated, when

@@ -96,7 +96,17 @@ const ABSENT: u16 = u16::MAX;
 /// let arch = &world.archetypes()[world.location(e).unwrap().archetype.index()];
 /// assert_eq!((arch.len(), arch.signature().len()), (1, 2));
 /// ```
+#[repr(C, align(64))]
 pub struct Archetype {
+    // What a query run reads of every archetype it visits, first and together: one cache line
+    // (`repr(C)` keeps this order; the alignment starts every archetype of the list on a line).
+    // A fragmented world's run visits hundreds of archetypes per pass, each a line or more
+    // apart, so each field here on a line of its own would be one more miss per archetype.
+    chunks: Vec<Chunk>,
+    enable_cols: Box<[usize]>,
+    /// Whether any column keeps row ticks: row moves skip the tick bookkeeping otherwise.
+    any_marks: bool,
+    len: usize,
     id: ArchetypeId,
     signature: Signature,
     columns: Box<[ColumnMeta]>,
@@ -104,12 +114,9 @@ pub struct Archetype {
     /// archetype list rather than in a heap block of its own.
     column_of: SmallVec<[u16; 32]>,
     layout: ChunkLayout,
-    chunks: Vec<Chunk>,
     spare: Option<Chunk>,
-    len: usize,
     /// The world's chunk memory, where new chunks of this archetype are carved.
     pool: Arc<ChunkPool>,
-    enable_cols: Box<[usize]>,
     enable_ids: Box<[ComponentId]>,
     /// The world's chunk component types (invariant 8).
     chunk_kinds: ChunkKinds,
@@ -117,8 +124,6 @@ pub struct Archetype {
     ready: Vec<ChunkValues>,
     /// Per column, the row ticks its type keeps (`row_ticks`), as its registry says.
     marks: Box<[RowTicks]>,
-    /// Whether any column keeps row ticks: row moves skip the tick bookkeeping otherwise.
-    any_marks: bool,
 }
 
 impl Archetype {

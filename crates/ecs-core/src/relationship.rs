@@ -208,6 +208,15 @@ fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookConte
 /// `R` about to be overwritten or removed: leave the old targets' lists.
 fn source_replaced<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
     let source = ctx.entity;
+    // A source despawned by its target's cascade finds every target gone already (ids never
+    // come back to life): no list to leave, so no command, the common case of a subtree
+    // despawn.
+    let live_target = world
+        .get::<R>(source)
+        .is_ok_and(|r| r.targets().iter().any(|&t| world.contains(t)));
+    if !live_target {
+        return;
+    }
     let targets = targets_of::<R>(&world, source);
     world.commands().add(move |world| {
         for target in targets {

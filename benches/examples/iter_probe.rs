@@ -1,8 +1,9 @@
 //! Quick A/B probe for large-world iteration: median of many runs of `for_each` beside the
 //! plain-`Vec` loop, interleaved, for profiling with `perf stat`/`perf record`.
-//! `cargo run --release -p ecs-benches --example iter_probe -- [ours|raw|both|slices] [entities] [plain|streaming]`
+//! `cargo run --release -p ecs-benches --example iter_probe -- [ours|raw|both|slices] [entities] [plain|streaming|auto] [chunk bytes]`
 //! (`slices`: `for_each_chunk` over the column slices instead of `for_each`)
-//! (the third argument forces `for_each`'s chunk loop, `ecs_query::Iteration`; default `Auto`).
+//! (the third argument forces `for_each`'s chunk loop, `ecs_query::Iteration`; default `auto`;
+//! the fourth sets the world's chunk size, default 16 KiB).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -27,14 +28,17 @@ fn main() {
             Velocity(Vec3::UNIT_X),
         )
     };
-    let mut world = World::new();
+    let chunk: usize = std::env::args()
+        .nth(4)
+        .map_or(16 * 1024, |a| a.parse().expect("chunk bytes: a number"));
+    let mut world = World::with_chunk_size(chunk).expect("a chunk size from 4 KiB to 1 MiB");
     world.spawn_batch((0..n).map(row));
     let mut state = QueryState::<(RefRW<Position>, RefRO<Velocity>)>::new(&mut world);
     match std::env::args().nth(3).as_deref() {
         Some("plain") => state.set_iteration(Iteration::Plain),
         Some("streaming") => state.set_iteration(Iteration::Streaming),
-        Some(other) => panic!("loop: plain or streaming, not {other}"),
-        None => {}
+        Some("auto") | None => {}
+        Some(other) => panic!("loop: plain, streaming or auto, not {other}"),
     }
     let (mut pos, vel): (Vec<Position>, Vec<Velocity>) = (0..n).map(row).unzip();
     let (mut ours, mut raw) = (Vec::new(), Vec::new());

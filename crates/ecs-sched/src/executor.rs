@@ -192,8 +192,9 @@ impl SystemCell {
     }
 
     pub(crate) fn unit(&self) -> &Unit {
-        // SAFETY: shared reads happen only while no segment runs (the schedule holds
-        // `&mut self` or `&self` outside `run_segment`).
+        // SAFETY: shared reads happen only while no system runs, so no `claim` holds the unit:
+        // outside `run_segment` (the schedule holds `&mut self` or `&self` there), and inside
+        // it only before its first system starts (`root_batches` reading last run times).
         unsafe { &*self.unit.get() }
     }
 

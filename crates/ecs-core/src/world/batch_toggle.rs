@@ -13,6 +13,7 @@ use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::error::ComponentError;
 use crate::row_ticks::RowTicks;
+use crate::world::enable::enable_column;
 
 /// One batch toggle of component `id` (named `component` in errors) to `enabled`.
 pub(crate) struct BatchToggle<'w> {
@@ -159,15 +160,7 @@ impl<'w> BatchToggle<'w> {
         if arch.chunks()[c].entities()[r] != entity {
             return Err(stale);
         }
-        let missing = ComponentError::MissingComponent {
-            entity,
-            component: self.component,
-        };
-        let col = arch.column(self.id).ok_or(missing)?;
-        // Only enableable columns have a slot (Archetype invariant 7).
-        let slot = arch.enable_slot(col).ok_or(ComponentError::NotEnableable {
-            component: self.component,
-        })?;
+        let (col, slot) = enable_column(arch, Some(self.id), entity, self.component)?;
         Ok(Place {
             arch: loc.archetype.index(),
             col,

@@ -71,7 +71,7 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let id = self.component_id::<T>();
-        let (loc, at, col, slot) = self.enable_slot_cached::<T>(id, entity, &mut None)?;
+        let (loc, at, col, slot) = self.enable_slot::<T>(id, entity)?;
         Ok(self.set_bit(loc.archetype, at, col, slot, enabled, tick))
     }
 
@@ -112,7 +112,7 @@ impl World {
         let Some(id) = self.component_id::<T>() else {
             // No archetype has a `T`: the first entity, if any, fails.
             if let Some(&entity) = entities.first() {
-                self.enable_slot_cached::<T>(None, entity, &mut None)?;
+                self.enable_slot::<T>(None, entity)?;
             }
             return Ok(0);
         };
@@ -146,14 +146,12 @@ impl World {
     }
 
     /// The entity's location and row address, `T`'s column in its archetype and `T`'s enable
-    /// slot there, with `T`'s id `id` looked up once by the caller and the last archetype's
-    /// column and slot remembered in `cache`. One division per call (the row address).
+    /// slot there, with `T`'s id `id` looked up by the caller. One division (the row address).
     #[inline]
-    fn enable_slot_cached<T: Component>(
+    fn enable_slot<T: Component>(
         &self,
         id: Option<ComponentId>,
         entity: Entity,
-        cache: &mut Option<(crate::ArchetypeId, usize, usize)>,
     ) -> Result<
         (
             crate::Location,
@@ -166,20 +164,8 @@ impl World {
         let (loc, at) = self
             .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
-        if let Some((arch, col, slot)) = *cache {
-            if arch == loc.archetype {
-                return Ok((loc, at, col, slot));
-            }
-        }
-        let component = type_name::<T>();
-        let missing = ComponentError::MissingComponent { entity, component };
         let arch = &self.archetypes()[loc.archetype.index()];
-        let col = arch.column(id.ok_or(missing)?).ok_or(missing)?;
-        // Only enableable columns have a slot (Archetype invariant 7).
-        let slot = arch
-            .enable_slot(col)
-            .ok_or(ComponentError::NotEnableable { component })?;
-        *cache = Some((loc.archetype, col, slot));
+        let (col, slot) = enable_column(arch, id, entity, type_name::<T>())?;
         Ok((loc, at, col, slot))
     }
 
@@ -214,15 +200,30 @@ impl World {
         let loc = self
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
-        let component = type_name::<T>();
-        let missing = ComponentError::MissingComponent { entity, component };
-        let id = self.component_id::<T>().ok_or(missing)?;
         let arch = &self.archetypes()[loc.archetype.index()];
-        let col = arch.column(id).ok_or(missing)?;
-        // Only enableable columns have a slot (Archetype invariant 7).
-        let slot = arch
-            .enable_slot(col)
-            .ok_or(ComponentError::NotEnableable { component })?;
+        let (col, slot) = enable_column(arch, self.component_id::<T>(), entity, type_name::<T>())?;
         Ok((loc, col, slot))
     }
+}
+
+/// `T`'s column and enable slot in `arch`, the archetype of live `entity`, where `T` has id
+/// `id` (`None`: not registered) and is named `component`: the one place the errors of a
+/// toggle on a live entity are decided.
+///
+/// # Errors
+/// [`ComponentError::MissingComponent`] if `arch` has no `T`, [`ComponentError::NotEnableable`]
+/// if its `T` is not enableable.
+pub(super) fn enable_column(
+    arch: &crate::Archetype,
+    id: Option<ComponentId>,
+    entity: Entity,
+    component: &'static str,
+) -> Result<(usize, usize), ComponentError> {
+    let missing = ComponentError::MissingComponent { entity, component };
+    let col = arch.column(id.ok_or(missing)?).ok_or(missing)?;
+    // Only enableable columns have a slot (Archetype invariant 7).
+    let slot = arch
+        .enable_slot(col)
+        .ok_or(ComponentError::NotEnableable { component })?;
+    Ok((col, slot))
 }

@@ -38,7 +38,7 @@ use crate::chunk_layout::ChunkLayout;
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
 use crate::component::{ComponentId, ComponentInfo};
-use crate::error::RowTooLarge;
+use crate::error::{ComponentError, RowTooLarge};
 use crate::ids::ArchetypeId;
 use crate::row_ticks::RowTicks;
 use crate::signature::Signature;
@@ -431,6 +431,28 @@ impl Archetype {
     #[inline]
     pub fn enable_slot(&self, col: usize) -> Option<usize> {
         self.enable_cols.iter().position(|&c| c == col)
+    }
+
+    /// The column and enable slot of component `id` (`None`: not registered), named
+    /// `component`, for a toggle of `entity`, a live entity of this archetype: the one place
+    /// a toggle's errors are decided (`World::set_enabled`, `is_enabled`, `set_enabled_many`).
+    ///
+    /// # Errors
+    /// [`ComponentError::MissingComponent`] if the archetype has no such column,
+    /// [`ComponentError::NotEnableable`] if its component is not enableable.
+    pub(crate) fn enable_column(
+        &self,
+        id: Option<ComponentId>,
+        entity: crate::entity::Entity,
+        component: &'static str,
+    ) -> Result<(usize, usize), ComponentError> {
+        let missing = ComponentError::MissingComponent { entity, component };
+        let col = self.column(id.ok_or(missing)?).ok_or(missing)?;
+        // Only enableable columns have a slot (invariant 7).
+        let slot = self
+            .enable_slot(col)
+            .ok_or(ComponentError::NotEnableable { component })?;
+        Ok((col, slot))
     }
 
     /// `chunks[c]` mutably, for the enable bookkeeping of row moves.

@@ -13,7 +13,6 @@ use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::error::ComponentError;
 use crate::row_ticks::RowTicks;
-use crate::world::enable::enable_column;
 
 /// One batch toggle of component `id` (named `component` in errors) to `enabled`.
 pub(crate) struct BatchToggle<'w> {
@@ -160,7 +159,7 @@ impl<'w> BatchToggle<'w> {
         if arch.chunks()[c].entities()[r] != entity {
             return Err(stale);
         }
-        let (col, slot) = enable_column(arch, Some(self.id), entity, self.component)?;
+        let (col, slot) = arch.enable_column(Some(self.id), entity, self.component)?;
         Ok(Place {
             arch: loc.archetype.index(),
             col,

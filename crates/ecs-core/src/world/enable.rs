@@ -165,7 +165,7 @@ impl World {
             .locate_row(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
         let arch = &self.archetypes()[loc.archetype.index()];
-        let (col, slot) = enable_column(arch, id, entity, type_name::<T>())?;
+        let (col, slot) = arch.enable_column(id, entity, type_name::<T>())?;
         Ok((loc, at, col, slot))
     }
 
@@ -201,29 +201,7 @@ impl World {
             .location(entity)
             .ok_or(ComponentError::NoSuchEntity(entity))?;
         let arch = &self.archetypes()[loc.archetype.index()];
-        let (col, slot) = enable_column(arch, self.component_id::<T>(), entity, type_name::<T>())?;
+        let (col, slot) = arch.enable_column(self.component_id::<T>(), entity, type_name::<T>())?;
         Ok((loc, col, slot))
     }
-}
-
-/// `T`'s column and enable slot in `arch`, the archetype of live `entity`, where `T` has id
-/// `id` (`None`: not registered) and is named `component`: the one place the errors of a
-/// toggle on a live entity are decided.
-///
-/// # Errors
-/// [`ComponentError::MissingComponent`] if `arch` has no `T`, [`ComponentError::NotEnableable`]
-/// if its `T` is not enableable.
-pub(super) fn enable_column(
-    arch: &crate::Archetype,
-    id: Option<ComponentId>,
-    entity: Entity,
-    component: &'static str,
-) -> Result<(usize, usize), ComponentError> {
-    let missing = ComponentError::MissingComponent { entity, component };
-    let col = arch.column(id.ok_or(missing)?).ok_or(missing)?;
-    // Only enableable columns have a slot (Archetype invariant 7).
-    let slot = arch
-        .enable_slot(col)
-        .ok_or(ComponentError::NotEnableable { component })?;
-    Ok((col, slot))
 }

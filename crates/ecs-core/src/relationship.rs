@@ -199,6 +199,7 @@ fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookConte
     let source = ctx.entity;
     let targets = targets_of::<R>(&world, source);
     world.commands().add(move |world| {
+        world.note_relationship_write();
         for target in targets {
             link::<R>(world, source, target);
         }
@@ -310,6 +311,7 @@ fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entit
     if let Ok(relationship) = world.get_mut_in_place::<T::Relationship>(source) {
         if let Some(targets) = relationship.targets_mut() {
             targets.push(target);
+            world.note_relationship_write();
             return;
         }
     }
@@ -326,6 +328,7 @@ fn detach<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
     if let Some(targets) = relationship.targets_mut() {
         targets.retain(|&t| t != target);
         if !targets.is_empty() {
+            world.note_relationship_write();
             return;
         }
     }

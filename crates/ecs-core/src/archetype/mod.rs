@@ -84,6 +84,10 @@ const ABSENT: u16 = u16::MAX;
 ///    made anew. Making them is user code (`Default`, and the stale values' `Drop`), so it
 ///    happens before anything else of a row push changes (`prepare_chunks`): a panic there
 ///    leaves the archetype as it was.
+/// 9. `rows_epoch` grows by at least one whenever a row is added, removed or filled by
+///    another row, or the rows are emptied or refilled (restore): a reader that recorded it
+///    knows every entity is still in the row it saw while the value is unchanged
+///    ([`Archetype::rows_epoch`]).
 ///
 /// Cell addressing (`cell_at`), [`Archetype::split_row`] and the row moves trust 1, 4 and 6,
 /// checking bounds only in debug builds; [`World::check_invariants`](crate::World::check_invariants)
@@ -107,6 +111,8 @@ pub struct Archetype {
     /// Whether any column keeps row ticks: row moves skip the tick bookkeeping otherwise.
     any_marks: bool,
     len: usize,
+    /// Invariant 9: bumped by every change to which entity sits in which row.
+    rows_epoch: u64,
     id: ArchetypeId,
     signature: Signature,
     columns: Box<[ColumnMeta]>,
@@ -169,6 +175,7 @@ impl Archetype {
             chunks: Vec::new(),
             spare: None,
             len: 0,
+            rows_epoch: 0,
             pool: Arc::clone(pool),
             enable_cols: (0..infos.len())
                 .filter(|&c| infos[c].is_enableable())
@@ -225,6 +232,30 @@ impl Archetype {
     #[inline]
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// A counter that changes whenever rows are added, removed or moved (spawn, despawn, a row
+    /// moving in or out, a hole filled by the last row, clear, snapshot restore), and at no
+    /// other time: while it is unchanged, every entity of this archetype is still in the row
+    /// it was in. Values and enable bits may change meanwhile; chunks may move in memory
+    /// ([`World::compact`](crate::World::compact)) but keep their rows.
+    ///
+    /// For caches built from row positions, such as a hierarchy's order.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = world.location(e).unwrap().archetype.index();
+    /// let before = world.archetypes()[arch].rows_epoch();
+    /// *world.get_mut::<u32>(e).unwrap() = 2; // a value: rows stay
+    /// assert_eq!(world.archetypes()[arch].rows_epoch(), before);
+    /// world.spawn((3u32,));
+    /// assert_ne!(world.archetypes()[arch].rows_epoch(), before);
+    /// ```
+    #[inline]
+    pub fn rows_epoch(&self) -> u64 {
+        self.rows_epoch
     }
 
     /// Whether no entity lives here.

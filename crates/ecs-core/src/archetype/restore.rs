@@ -23,6 +23,7 @@ impl Archetype {
     pub(crate) fn take_chunks(&mut self, into: &mut Vec<EmptiedChunk>) {
         debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
         self.len = 0;
+        self.rows_epoch += 1;
         into.extend(self.chunks.drain(..).rev().map(|mut chunk| {
             let held = chunk.len();
             chunk.set_len(0);
@@ -102,6 +103,7 @@ impl Archetype {
             chunk.enable_bits_mut().enable_rows(0, count);
             chunk.mark_structural(tick);
             self.len += count;
+            self.rows_epoch += 1;
             first += count;
         }
     }

@@ -78,6 +78,7 @@ impl Archetype {
             None
         };
         self.len -= 1;
+        self.rows_epoch += 1;
         self.chunks[last.chunk].set_len(last.r);
         (moved, last.r == 0)
     }

@@ -179,6 +179,7 @@ impl Archetype {
         chunk.mark_structural(tick);
         let data = chunk.data();
         self.len += 1;
+        self.rows_epoch += 1;
         RowAddr {
             row,
             // `chunk_with_room` returns the last chunk: no division needed.
@@ -281,6 +282,7 @@ impl Archetype {
     pub(crate) fn clear(&mut self) {
         let chunks = std::mem::take(&mut self.chunks);
         self.len = 0;
+        self.rows_epoch += 1;
         if self.columns.iter().all(|c| c.drop.is_none()) {
             // Nothing to drop; keep one chunk as the spare, emptied: `chunk_with_room` appends
             // to a spare at its `len`, so stale rows left in it would come back to life.
@@ -415,6 +417,7 @@ impl Drop for CommitRows<'_> {
             }
         }
         self.arch.len += self.written;
+        self.arch.rows_epoch += 1;
         self.arch.release_empty_tail();
     }
 }

@@ -108,6 +108,9 @@ pub struct World {
     /// Per component type registered for snapshots (pod or clone), how to clone a value out
     /// of an entity (see `world/clone.rs`).
     cloners: TypeIdMap<CloneFn>,
+    /// Bumped by every write of a relationship component (see
+    /// [`World::relationship_version`]).
+    relationship_writes: u64,
 }
 
 /// Clones the value of one component type out of an entity, as a change to make on the clone.
@@ -321,8 +324,33 @@ impl World {
             required: TypeIdMap::default(),
             observers: ObserverTable::default(),
             cloners: TypeIdMap::default(),
+            relationship_writes: 0,
         }
         .with_hierarchy()
+    }
+
+    /// A counter that changes whenever a relationship component ([`ChildOf`](crate::ChildOf)
+    /// or one installed by [`World::register_relationship`]) is inserted or overwritten, the
+    /// one change to a relationship that moves no row (removals and despawns move rows: see
+    /// [`Archetype::rows_epoch`](crate::Archetype::rows_epoch)). Caches of the hierarchy's
+    /// shape compare both.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// let (a, b) = (world.spawn(()), world.spawn(()));
+    /// let child = world.spawn((ChildOf(a),));
+    /// let before = world.relationship_version();
+    /// world.insert(child, (ChildOf(b),)).unwrap(); // re-parented in place
+    /// assert_ne!(world.relationship_version(), before);
+    /// ```
+    #[inline]
+    pub fn relationship_version(&self) -> u64 {
+        self.relationship_writes
+    }
+
+    pub(crate) fn note_relationship_write(&mut self) {
+        self.relationship_writes += 1;
     }
 
     /// This world's id.

@@ -1,12 +1,14 @@
 //! A transform hierarchy: a forest of 100,000 nodes (depth up to 8) built with `ChildOf`,
 //! whose local transforms change every frame and are propagated to global transforms, parents
-//! before children, one subtree per task on several threads; a spatial grid index kept in step
+//! before children, subtrees as tasks on several threads ([`Propagate::par_run`]); a spatial
+//! grid index kept in step
 //! by two observers (`OnInsert<Cell>`, `OnRemove<Cell>`); and a subtree despawned at the end
 //! (the engine despawns the descendants and the observers take them out of the grid).
 //!
-//! Propagation reads the hierarchy through `&World` (`children`, `get`), so subtrees can be
-//! walked on several threads at once; each node's global transform is a pure function of its
-//! ancestors' locals, so the result is the same on any thread count (the example checks it).
+//! A kept [`Propagate`] state remembers the forest's order between frames (rebuilt only when the
+//! hierarchy's shape changes) and writes each node's global transform in place from its
+//! parent's; each is a pure function of its ancestors' locals, so the result is the same on any
+//! thread count (the example checks it).
 //!
 //! ```text
 //! cargo run --release --example hierarchy
@@ -15,6 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ecs::prelude::*;
+use ecs::query::Parallelism;
 
 /// A node's transform relative to its parent: a translation and a uniform scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,63 +170,29 @@ pub fn animate(world: &mut World, frame: u32) {
     });
 }
 
-/// The global transform of every node of the subtree under `root`, parents before children.
-fn walk(world: &World, root: Entity, out: &mut Vec<(Entity, Global)>) {
-    let local = *world.get::<Local>(root).expect("every node has a Local");
-    let mut stack = vec![(root, Global::of_root(local))];
-    while let Some((node, global)) = stack.pop() {
-        out.push((node, global));
-        for &child in world.children(node) {
-            let local = *world.get::<Local>(child).expect("every node has a Local");
-            stack.push((child, global.then(local)));
-        }
-    }
-}
-
-/// Propagates local transforms to global ones: the roots are split into `threads` contiguous
-/// shares, each walked on its own thread through `&World`; the results are then written with
-/// one query. Then each node whose cell changed gets its new [`Cell`] (an observer moves it in
+/// Propagates local transforms to global ones with `pass`, its subtrees as tasks on a pool of
+/// `threads`; then each node whose cell changed gets its new [`Cell`] (an observer moves it in
 /// the grid). The globals do not depend on `threads`.
-pub fn propagate(world: &mut World, roots: &[Entity], threads: usize) {
-    let share = roots.len().div_ceil(threads.max(1)).max(1);
-    let results: Vec<Vec<(Entity, Global)>> = std::thread::scope(|scope| {
-        let world = &*world;
-        let tasks: Vec<_> = roots
-            .chunks(share)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    for &root in part {
-                        if world.contains(root) {
-                            walk(world, root, &mut out);
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        tasks.into_iter().map(|t| t.join().unwrap()).collect()
+pub fn propagate(world: &mut World, pass: &mut Propagate<Local, Global>, threads: usize) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool");
+    Parallelism::Pool(pool.into()).scope(|| {
+        pass.par_run(world, |parent, local, global| {
+            *global = match parent {
+                Some(&p) => p.then(*local),
+                None => Global::of_root(*local),
+            };
+        });
     });
-    let slots = results
-        .iter()
-        .flatten()
-        .map(|(e, _)| e.index() as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut by_index = vec![None; slots];
-    for (entity, global) in results.into_iter().flatten() {
-        by_index[entity.index() as usize] = Some(global);
-    }
     let mut moved = Vec::new();
     world
-        .query::<(Entity, RefRW<Global>, Option<RefRO<Cell>>)>()
+        .query::<(Entity, RefRO<Global>, Option<RefRO<Cell>>)>()
         .for_each(|(e, g, cell)| {
-            if let Some(&Some(new)) = by_index.get(e.index() as usize) {
-                *g = new;
-                let c = Cell::of(new);
-                if cell != Some(&c) {
-                    moved.push((e, c));
-                }
+            let c = Cell::of(*g);
+            if cell != Some(&c) {
+                moved.push((e, c));
             }
         });
     for (e, c) in moved {
@@ -275,9 +244,10 @@ pub fn run(nodes: usize, frames: u32, threads: usize) -> Vec<String> {
         roots.len(),
         deepest + 1
     )];
+    let mut pass = Propagate::<Local, Global>::new(&mut world);
     for frame in 0..frames {
         animate(&mut world, frame);
-        propagate(&mut world, &roots, threads);
+        propagate(&mut world, &mut pass, threads);
     }
     lines.push(format!(
         "after {frames} frames: digest {:016x}, {} nodes indexed in {} cells",

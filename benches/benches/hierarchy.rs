@@ -3,7 +3,10 @@
 //! - `propagate/{100k,1m}`: every node's global transform from its local one and its parent's
 //!   global, parents before children. `world_1t` / `world_2t` walk each tree through `&World`
 //!   (`children`, `get`), the roots split across 1 or 2 threads, then write the results with
-//!   one query; `vec` is the hand-written baseline, `Vec`s of locals and parent indices in an
+//!   one query; `propagate_{1,2}t` run a kept [`Propagate`] state (`run`, and `par_run` on a
+//!   pool of 2), `propagate_rebuild_1t` with the order rebuilt before each pass (a root spawned
+//!   and despawned), `propagate_1t_256k_chunks` the same forest in 256 KiB chunks; `vec` is the
+//!   hand-written baseline, `Vec`s of locals and parent indices in an
 //!   order that puts parents first, one pass.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
 //!   (`DespawnSources`), beside despawning 100,001 unrelated entities one by one.
@@ -19,6 +22,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use ecs::prelude::*;
+use ecs::query::Parallelism;
 
 #[derive(Clone, Copy)]
 struct Local {
@@ -66,7 +70,10 @@ fn parent_of(i: usize) -> Option<usize> {
 }
 
 fn forest(n: usize) -> (World, Vec<Entity>) {
-    let mut world = World::new();
+    forest_in(World::new(), n)
+}
+
+fn forest_in(mut world: World, n: usize) -> (World, Vec<Entity>) {
     let mut ids: Vec<Entity> = Vec::with_capacity(n);
     let mut roots = Vec::new();
     for i in 0..n {
@@ -184,6 +191,41 @@ fn bench_propagate(c: &mut Criterion) {
         group.bench_function(format!("{label}/query_1t"), |b| {
             b.iter(|| propagate_query(&mut world, &mut states, &roots, &mut by_index, &mut out));
         });
+        let mut pass = Propagate::<Local, Global>::new(&mut world);
+        let step = |parent: Option<&Global>, l: &Local, g: &mut Global| {
+            *g = parent.copied().unwrap_or(ROOT).then(*l);
+        };
+        group.bench_function(format!("{label}/propagate_1t"), |b| {
+            b.iter(|| pass.run(&mut world, step));
+        });
+        // A root spawned and despawned before each pass: the order is rebuilt every time.
+        group.bench_function(format!("{label}/propagate_rebuild_1t"), |b| {
+            b.iter(|| {
+                let e = world.spawn((local(0), Global::default()));
+                world.despawn(e).unwrap();
+                pass.run(&mut world, step);
+            });
+        });
+        let pool = std::sync::Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a pool of 2"),
+        );
+        group.bench_function(format!("{label}/propagate_2t"), |b| {
+            b.iter(|| {
+                Parallelism::Pool(pool.clone()).scope(|| pass.par_run(&mut world, step));
+            });
+        });
+        // The same forest in 256 KiB chunks: a pass crosses a chunk boundary 16 times less
+        // often, where the CPU's prefetcher loses each column's stream.
+        let policy = ecs::core::ChunkPolicy::Fixed(256 * 1024);
+        let (mut big, _) = forest_in(World::with_chunk_policy(policy).expect("valid"), n);
+        let mut big_pass = Propagate::<Local, Global>::new(&mut big);
+        group.bench_function(format!("{label}/propagate_1t_256k_chunks"), |b| {
+            b.iter(|| big_pass.run(&mut big, step));
+        });
+        drop(big);
         let locals: Vec<Local> = (0..n).map(local).collect();
         let parents: Vec<u32> = (0..n)
             .map(|i| parent_of(i).map_or(u32::MAX, |p| p as u32))

@@ -94,6 +94,11 @@ mod option;
 #[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
 mod par;
 mod pod;
+#[expect(
+    unsafe_code,
+    reason = "writes each node's cell and reads its parent's through cached row positions"
+)]
+mod propagate;
 mod rows; // safe: row masks and enable-slot reads
 #[expect(
     unsafe_code,
@@ -144,6 +149,7 @@ pub mod __private {
 }
 pub use par::Parallelism;
 pub use pod::PodColumns;
+pub use propagate::{Propagate, UNIT_NODES};
 pub use rows::Rows;
 pub use run::QueryRun;
 pub use shared::SharedQuery;

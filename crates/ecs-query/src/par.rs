@@ -105,7 +105,7 @@ impl Parallelism {
     }
 
     /// Runs `f` on every task, on this target.
-    fn for_each<T: Send>(&self, tasks: Vec<T>, f: impl Fn(T) + Send + Sync) {
+    pub(crate) fn for_each<T: Send>(&self, tasks: Vec<T>, f: impl Fn(T) + Send + Sync) {
         match self {
             _ if tasks.len() <= 1 => tasks.into_iter().for_each(f),
             Self::Sequential => tasks.into_iter().for_each(f),

@@ -252,7 +252,7 @@ pub mod prelude {
     };
     pub use ecs_macros::{Bundle, Query, SystemParam};
     pub use ecs_query::{
-        Added, Changed, ChunkView, EntityMut, FilteredEntityMut, FilteredEntityRef, Or,
+        Added, Changed, ChunkView, EntityMut, FilteredEntityMut, FilteredEntityRef, Or, Propagate,
         QueryBorrow, QueryError, QueryExt, QueryRun, QueryState, RefRO, RefRW, SharedQuery, With,
         Without,
     };

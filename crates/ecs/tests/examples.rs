@@ -407,9 +407,10 @@ fn hierarchy_propagates_the_same_on_any_thread_count_and_keeps_the_grid() {
 
 #[test]
 fn hierarchy_globals_match_a_direct_computation() {
-    let (mut world, roots) = hierarchy::build(500, 8);
+    let (mut world, _roots) = hierarchy::build(500, 8);
     hierarchy::animate(&mut world, 3);
-    hierarchy::propagate(&mut world, &roots, 2);
+    let mut pass = Propagate::new(&mut world);
+    hierarchy::propagate(&mut world, &mut pass, 2);
     // Each global is the parent's global composed with the local, checked node by node.
     let nodes: Vec<Entity> = world
         .query::<(Entity, RefRO<hierarchy::Local>)>()

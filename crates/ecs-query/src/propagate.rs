@@ -18,7 +18,7 @@
 //!
 //! **Order.** Within a tree, nodes go in memory order (archetype, chunk, row) when that puts
 //! every parent first, as it does when children were spawned after their parents; otherwise
-//! breadth-first. A tree of more than [`UNIT_NODES`] nodes is cut into subtrees of at most
+//! level by level, each level in memory order. A tree of more than [`UNIT_NODES`] nodes is cut into subtrees of at most
 //! that many, below a *spine* of the nodes above the cut.
 //!
 //! **Parallel runs and determinism.** [`Propagate::par_run`] runs the spine first, on the
@@ -291,17 +291,15 @@ impl<L: Component, G: Component> Propagate<L, G> {
 }
 
 /// The forest as ranks: every node of the matched archetypes numbered in memory order, with
-/// its parent's rank and its children.
+/// its cell, its parent's rank and its children.
 struct Forest {
     slots: Vec<Slot>,
     /// Per slot, its chunk's rows.
     slot_len: Vec<u32>,
     /// Bits of a packed [`Cell`] that hold the row: enough for the largest chunk capacity.
     row_bits: u32,
-    /// Per slot, the rank of its row 0.
-    slot_first: Vec<u32>,
-    /// Per rank, its slot.
-    slot_of: Vec<u32>,
+    /// Per rank, its packed cell.
+    cell_of: Vec<Cell>,
     /// Per rank, the parent's rank, or `NO_PARENT` / `DETACHED`.
     parent: Vec<u32>,
     /// Children of rank `r`: `children[child_start[r]..child_start[r + 1]]`, in rank order.
@@ -312,16 +310,21 @@ struct Forest {
 impl Forest {
     fn of(world: &World, matched: &[Matched]) -> Self {
         let archetypes = world.archetypes();
+        let capacity = matched
+            .iter()
+            .map(|m| archetypes[m.index].layout().capacity())
+            .max()
+            .unwrap_or(1);
+        let row_bits = usize::BITS - (capacity.max(2) - 1).leading_zeros();
         let mut slots = Vec::new();
         let mut slot_len = Vec::new();
-        let mut slot_first = Vec::new();
-        let mut slot_of = Vec::new();
+        let mut cell_of = Vec::new();
         let mut entity_of: Vec<Entity> = Vec::new();
         for (a, m) in matched.iter().enumerate() {
             for (c, chunk) in archetypes[m.index].chunks().iter().enumerate() {
-                slot_first.push(entity_of.len() as u32);
+                let slot = (slots.len() as u32) << row_bits;
+                cell_of.extend((0..chunk.len() as u32).map(|row| slot | row));
                 slot_len.push(chunk.len() as u32);
-                slot_of.extend(std::iter::repeat_n(slots.len() as u32, chunk.len()));
                 slots.push(Slot {
                     arch: a as u32,
                     chunk: c as u32,
@@ -330,12 +333,6 @@ impl Forest {
             }
         }
         let n = entity_of.len();
-        let capacity = matched
-            .iter()
-            .map(|m| archetypes[m.index].layout().capacity())
-            .max()
-            .unwrap_or(1);
-        let row_bits = usize::BITS - (capacity.max(2) - 1).leading_zeros();
         assert!(
             n < DETACHED as usize && (slots.len() as u64) < (1u64 << (32 - row_bits)) - 1,
             "a hierarchy of {n} nodes in {} chunks is more than `Propagate` can address",
@@ -353,16 +350,18 @@ impl Forest {
                 .filter(|&r| r != u32::MAX && entity_of[r as usize] == e)
         };
         let mut parent = vec![NO_PARENT; n];
-        for (s, slot) in slots.iter().enumerate() {
+        let mut first = 0;
+        for slot in &slots {
             let m = &matched[slot.arch as usize];
-            let Some(col) = m.child_of else { continue };
             let arch = &archetypes[m.index];
             let chunk = &arch.chunks()[slot.chunk as usize];
-            let first = slot_first[s] as usize;
-            let values = child_of_values(arch, chunk, col);
-            for (row, child_of) in values.iter().enumerate() {
-                parent[first + row] = rank_of_entity(child_of.0).unwrap_or(DETACHED);
+            if let Some(col) = m.child_of {
+                let values = child_of_values(arch, chunk, col);
+                for (p, child_of) in parent[first..].iter_mut().zip(values) {
+                    *p = rank_of_entity(child_of.0).unwrap_or(DETACHED);
+                }
             }
+            first += chunk.len();
         }
         let mut child_start = vec![0u32; n + 1];
         for &p in &parent {
@@ -385,8 +384,7 @@ impl Forest {
             slots,
             slot_len,
             row_bits,
-            slot_first,
-            slot_of,
+            cell_of,
             parent,
             child_start,
             children,
@@ -399,50 +397,85 @@ impl Forest {
         &self.children[self.child_start[r] as usize..self.child_start[r + 1] as usize]
     }
 
-    /// Subtree sizes of every node reachable from a root (others: 0).
-    fn subtree_sizes(&self) -> Vec<u32> {
-        let n = self.parent.len();
-        let mut queue: Vec<u32> = (0..n as u32)
-            .filter(|&r| self.parent[r as usize] == NO_PARENT)
-            .collect();
+    /// The subtree under `root`, breadth-first, into `tree` (cleared first).
+    fn subtree(&self, root: u32, tree: &mut Vec<u32>) {
+        tree.clear();
+        tree.push(root);
         let mut head = 0;
-        while head < queue.len() {
-            let r = queue[head];
+        while head < tree.len() {
+            let r = tree[head];
             head += 1;
-            queue.extend_from_slice(self.children_of(r));
+            tree.extend_from_slice(self.children_of(r));
         }
-        let mut size = vec![0u32; n];
-        for &r in queue.iter().rev() {
-            size[r as usize] += 1;
-            let p = self.parent[r as usize];
-            if (p as usize) < n {
-                size[p as usize] += size[r as usize];
-            }
-        }
-        size
     }
 
-    /// Fills `state`'s runs, units and parents: the spine, then each subtree.
-    fn order<L: Component, G: Component>(&self, state: &mut Propagate<L, G>) {
-        let n = self.parent.len();
-        let size = self.subtree_sizes();
-        let mut spine = Vec::new();
-        let mut units = Vec::new();
-        let mut stack: Vec<u32> = (0..n as u32)
-            .rev()
-            .filter(|&r| self.parent[r as usize] == NO_PARENT)
-            .collect();
-        while let Some(r) = stack.pop() {
-            if size[r as usize] as usize <= UNIT_NODES {
-                units.push(r);
-            } else {
-                spine.push(r);
-                stack.extend(self.children_of(r).iter().rev());
+    /// Appends the subtree `tree` (breadth-first from its root) to `out` in pass order: memory
+    /// order when that puts every parent first (ranks are memory order), else level by level,
+    /// each level in memory order.
+    fn order_subtree(&self, tree: &mut [u32], out: &mut Vec<u32>) {
+        if tree[1..].iter().all(|&r| self.parent[r as usize] < r) {
+            tree.sort_unstable();
+        } else {
+            // Breadth-first lists each level whole, after the one above it.
+            let (mut start, mut end) = (0, 1);
+            while start < tree.len() {
+                let next = end
+                    + tree[start..end]
+                        .iter()
+                        .map(|&r| self.children_of(r).len())
+                        .sum::<usize>();
+                tree[start..end].sort_unstable();
+                (start, end) = (end, next);
             }
         }
+        out.extend_from_slice(tree);
+    }
+
+    /// Fills `state`'s cells, parents and units: the spine, then each subtree.
+    fn order<L: Component, G: Component>(&self, state: &mut Propagate<L, G>) {
+        let n = self.parent.len();
+        let mut spine = Vec::new();
+        let mut ranks = Vec::with_capacity(n);
+        let mut starts = Vec::new();
+        let mut tree = Vec::new();
+        let mut size: Vec<u32> = Vec::new();
+        let mut stack = Vec::new();
+        for root in (0..n as u32).filter(|&r| self.parent[r as usize] == NO_PARENT) {
+            self.subtree(root, &mut tree);
+            if tree.len() <= UNIT_NODES {
+                starts.push(ranks.len());
+                self.order_subtree(&mut tree, &mut ranks);
+                continue;
+            }
+            // A large tree: subtree sizes, then a spine down to subtrees of `UNIT_NODES`.
+            size.resize(n, 0);
+            for &r in tree.iter().rev() {
+                size[r as usize] += 1;
+                let p = self.parent[r as usize];
+                if r != root {
+                    size[p as usize] += size[r as usize];
+                }
+            }
+            stack.push(root);
+            while let Some(r) = stack.pop() {
+                if size[r as usize] as usize <= UNIT_NODES {
+                    self.subtree(r, &mut tree);
+                    starts.push(ranks.len());
+                    self.order_subtree(&mut tree, &mut ranks);
+                } else {
+                    spine.push(r);
+                    stack.extend(self.children_of(r).iter().rev());
+                }
+            }
+        }
+        let node_of = if state.masked {
+            vec![NO_PARENT; n]
+        } else {
+            Vec::new()
+        };
         let mut out = OrderBuilder {
             forest: self,
-            node_of: vec![NO_PARENT; n],
+            node_of,
             state,
         };
         let st = &mut *out.state;
@@ -457,40 +490,19 @@ impl Forest {
         ] {
             v.clear();
         }
-        for &r in &spine {
-            out.push(r);
-        }
-        let mut tree = Vec::new();
-        let mut ready = std::collections::BinaryHeap::new();
-        for &root in &units {
-            out.state.units.push(out.state.cells.len() as u32);
-            tree.clear();
-            tree.push(root);
-            let mut head = 0;
-            while head < tree.len() {
-                let r = tree[head];
-                head += 1;
-                tree.extend_from_slice(self.children_of(r));
-            }
-            if tree[1..].iter().all(|&r| self.parent[r as usize] < r) {
-                // Memory order puts every parent first (ranks are memory order).
-                tree.sort_unstable();
-                tree.iter().for_each(|&r| out.push(r));
-            } else {
-                // The topological order nearest memory order: always the lowest rank whose
-                // parent is done.
-                ready.push(std::cmp::Reverse(root));
-                while let Some(std::cmp::Reverse(r)) = ready.pop() {
-                    out.push(r);
-                    ready.extend(self.children_of(r).iter().map(|&c| std::cmp::Reverse(c)));
-                }
-            }
-        }
+        st.cells.reserve(spine.len() + ranks.len());
+        st.parents.reserve(spine.len() + ranks.len());
+        spine.iter().for_each(|&r| out.push(r));
+        let spine_len = spine.len() as u32;
+        out.state
+            .units
+            .extend(starts.iter().map(|&s| spine_len + s as u32));
+        ranks.iter().for_each(|&r| out.push(r));
         let st = &mut *out.state;
         st.partial.clear();
         for &cell in &st.cells {
-            let slot = cell >> st.row_bits;
-            if st.slot_nodes[slot as usize] != self.slot_len[slot as usize] {
+            let slot = (cell >> st.row_bits) as usize;
+            if st.slot_nodes[slot] != self.slot_len[slot] {
                 st.partial.push(cell);
             }
         }
@@ -500,41 +512,36 @@ impl Forest {
 /// Appends nodes to a [`Propagate`]'s order.
 struct OrderBuilder<'a, L: Component, G: Component> {
     forest: &'a Forest,
-    /// Per rank, its node index once pushed.
+    /// Per rank, its node index once pushed (masked passes only read it).
     node_of: Vec<u32>,
     state: &'a mut Propagate<L, G>,
 }
 
 impl<L: Component, G: Component> OrderBuilder<'_, L, G> {
-    /// Rank `r`'s packed cell.
-    fn cell(&self, r: u32) -> Cell {
-        let f = self.forest;
-        let slot = f.slot_of[r as usize];
-        slot << f.row_bits | (r - f.slot_first[slot as usize])
-    }
-
     /// Appends rank `r`, whose parent was pushed already.
+    #[inline]
     fn push(&mut self, r: u32) {
-        let slot = self.forest.slot_of[r as usize];
-        self.node_of[r as usize] = self.state.cells.len() as u32;
-        self.state.slot_nodes[slot as usize] += 1;
-        let cell = self.cell(r);
-        self.state.cells.push(cell);
-        let p = self.forest.parent[r as usize];
+        let f = self.forest;
+        let cell = f.cell_of[r as usize];
+        let st = &mut *self.state;
+        st.slot_nodes[(cell >> f.row_bits) as usize] += 1;
+        let p = f.parent[r as usize];
         let parent = if p == NO_PARENT {
             NO_PARENT
         } else {
-            self.cell(p)
+            f.cell_of[p as usize]
         };
-        self.state.parents.push(parent);
-        if self.state.masked {
+        if st.masked {
+            self.node_of[r as usize] = st.cells.len() as u32;
             let node = if p == NO_PARENT {
                 NO_PARENT
             } else {
                 self.node_of[p as usize]
             };
-            self.state.parent_nodes.push(node);
+            st.parent_nodes.push(node);
         }
+        st.cells.push(cell);
+        st.parents.push(parent);
     }
 }
 
@@ -660,24 +667,32 @@ impl<'a, L: Component, G: Component> Pass<'a, L, G> {
         let parents = &self.parents[range.clone()];
         let bits = self.row_bits;
         let mask = (1u32 << bits) - 1;
+        let (locals, globals) = (self.locals.as_slice(), self.globals.as_slice());
+        let masked = !self.masks.is_empty();
         for (k, (&cell, &parent)) in cells.iter().zip(parents).enumerate() {
             let (slot, row) = ((cell >> bits) as usize, (cell & mask) as usize);
-            if !self.masks.is_empty() && !self.enabled(range.start + k, slot, row) {
+            if masked && !self.enabled(range.start + k, slot, row) {
                 continue;
             }
+            debug_assert!(
+                slot < globals.len()
+                    && (parent == NO_PARENT || (parent >> bits) < globals.len() as u32)
+            );
             let parent = (parent != NO_PARENT).then(|| {
                 let (slot, row) = ((parent >> bits) as usize, (parent & mask) as usize);
-                // SAFETY: the parent's `G` cell, a live row (`Pass` invariant) and not the
-                // node's own (a node is not its own parent); written before this node and not
-                // meanwhile (this fn's contract).
-                unsafe { &*self.globals[slot].add(row) }
+                // SAFETY: every cell of the order names a slot of this pass (`Pass` invariant:
+                // the order and `globals` were built from the same slots); the cell is the
+                // parent's `G`, a live row, not the node's own (a node is not its own parent),
+                // written before this node and not meanwhile (this fn's contract).
+                unsafe { &*globals.get_unchecked(slot).add(row) }
             });
-            // SAFETY: the node's cells are live (`Pass` invariant); `L` is only read, and the
-            // node's `G` is this call's alone (this fn's contract).
+            // SAFETY: the node's slot is one of this pass's and its cells are live (`Pass`
+            // invariant); `L` is only read, and the node's `G` is this call's alone (this fn's
+            // contract).
             let (l, g) = unsafe {
                 (
-                    &*self.locals[slot].add(row),
-                    &mut *self.globals[slot].add(row),
+                    &*locals.get_unchecked(slot).add(row),
+                    &mut *globals.get_unchecked(slot).add(row),
                 )
             };
             f(parent, l, g);

@@ -221,6 +221,8 @@ pub(crate) struct ChunkSizing {
     /// beyond the types' own alignment).
     pub(crate) column_align: usize,
     pub(crate) overrides: HashMap<Signature, usize, ahash::RandomState>,
+    /// Whether a large batch sizes its new archetype's chunks (`world::batch_chunks`).
+    pub(crate) large_batches: bool,
 }
 
 impl ChunkSizing {
@@ -230,6 +232,11 @@ impl ChunkSizing {
             policy: ChunkPolicy::Fixed(bytes),
             ..Self::default()
         }
+    }
+
+    /// Whether `signature`'s archetype has a size set for it.
+    pub(crate) fn has_override(&self, signature: &Signature) -> bool {
+        self.overrides.contains_key(signature)
     }
 
     /// Sizes `signature`'s archetype `bytes` (already checked) when it is created.

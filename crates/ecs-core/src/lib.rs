@@ -119,6 +119,7 @@ pub use snapshot::codec::SerdeFormat;
 pub use snapshot::state_types::StateValue;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
+pub use world::batch_chunks::{LARGE_BATCH_BYTES, LARGE_BATCH_CHUNK};
 pub use world::clone::CloneOptions;
 pub use world::compact::CompactReport;
 pub use world::hooks::HookCommands;

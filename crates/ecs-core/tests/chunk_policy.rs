@@ -288,3 +288,66 @@ fn a_column_alignment_starts_every_array_on_it_and_rows_move_intact() {
     }
     assert_eq!(aligned.column_alignment(), 64);
 }
+
+/// The large-batch rule (`world/batch_chunks.rs`): a batch of at least `LARGE_BATCH_BYTES`
+/// of rows creates its archetype with `LARGE_BATCH_CHUNK` chunks in a default world, and in no
+/// other case; rows, moves and snapshots work across the two sizes.
+#[test]
+fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_changes() {
+    use ecs_core::{LARGE_BATCH_BYTES, LARGE_BATCH_CHUNK};
+    // 20-byte rows (`Pos` and the entity id): the batch that reaches the bound.
+    let rows = LARGE_BATCH_BYTES.div_ceil(20);
+    let batch = |world: &mut World, n: usize| -> Vec<Entity> {
+        world
+            .spawn_batch((0..n).map(|i| (Pos([i as f32, 1.0, 2.0]),)))
+            .collect()
+    };
+
+    let mut world = World::new();
+    let below = batch(&mut world, rows - 1);
+    assert_eq!(chunk_size_of(&world, below[0]), 16 * 1024, "one row short");
+    let mut world = World::new();
+    let ids = batch(&mut world, rows);
+    assert_eq!(chunk_size_of(&world, ids[0]), LARGE_BATCH_CHUNK);
+    // An existing archetype keeps its size, whatever the next batch.
+    let mut small_first = World::new();
+    let first = batch(&mut small_first, 10);
+    batch(&mut small_first, rows);
+    assert_eq!(chunk_size_of(&small_first, first[0]), 16 * 1024);
+    // A chosen size or policy is kept to, and the rule can be turned off.
+    let mut chosen = World::with_chunk_size(16 * 1024).unwrap();
+    let e = batch(&mut chosen, rows)[0];
+    assert_eq!(chunk_size_of(&chosen, e), 16 * 1024);
+    let mut set = World::new();
+    set.set_chunk_policy(ChunkPolicy::Fixed(16 * 1024)).unwrap();
+    let e = batch(&mut set, rows)[0];
+    assert_eq!(chunk_size_of(&set, e), 16 * 1024);
+    let mut off = World::new();
+    off.set_large_batch_chunks(false);
+    let e = batch(&mut off, rows)[0];
+    assert_eq!(chunk_size_of(&off, e), 16 * 1024);
+    let mut sized = World::new();
+    sized.set_chunk_size_for::<(Pos,)>(64 * 1024).unwrap();
+    let e = batch(&mut sized, rows)[0];
+    assert_eq!(chunk_size_of(&sized, e), 64 * 1024);
+
+    // Rows moved out of the large-chunk archetype land in a 16 KiB one, and back.
+    let moved = ids[rows / 2];
+    world.insert(moved, (Tag(3),)).unwrap();
+    assert_eq!(chunk_size_of(&world, moved), 16 * 1024);
+    assert_eq!(world.get::<Pos>(moved).unwrap().0[0], (rows / 2) as f32);
+    world.remove::<(Tag,)>(moved).unwrap();
+    assert_eq!(chunk_size_of(&world, moved), LARGE_BATCH_CHUNK);
+    world.despawn(ids[0]).unwrap();
+    world.check_invariants();
+
+    // A snapshot restores into a world of 16 KiB chunks: the same world, the same hash.
+    world.register_clone::<Pos>();
+    let snap = world.snapshot().unwrap();
+    let mut other = World::with_chunk_size(16 * 1024).unwrap();
+    other.register_clone::<Pos>();
+    other.restore(&snap).unwrap();
+    other.check_invariants();
+    assert_eq!(other.state_hash(), world.state_hash());
+    assert_eq!(other.get::<Pos>(moved), world.get::<Pos>(moved));
+}

@@ -18,6 +18,7 @@
     reason = "turns a type-checked component cell or column into a typed reference or slice"
 )]
 mod access;
+pub(crate) mod batch_chunks;
 mod batch_toggle;
 mod chunk_component;
 pub(crate) mod clone;
@@ -259,7 +260,8 @@ impl Default for World {
 }
 
 impl World {
-    /// An empty world with 16 KiB chunks.
+    /// An empty world with 16 KiB chunks (and larger ones for an archetype a large batch
+    /// creates: see [`World::large_batch_chunks`]).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -268,7 +270,10 @@ impl World {
     /// assert_eq!(world.chunk_size(), 16 * 1024);
     /// ```
     pub fn new() -> Self {
-        Self::build(ChunkSizing::fixed(CHUNK_SIZE))
+        Self::build(ChunkSizing {
+            large_batches: true,
+            ..ChunkSizing::fixed(CHUNK_SIZE)
+        })
     }
 
     /// An empty world whose chunks are `bytes` long.

@@ -44,7 +44,10 @@ impl World {
     /// assert_eq!(world.chunk_policy(), ChunkPolicy::Fixed(4096));
     /// ```
     pub fn set_chunk_policy(&mut self, policy: ChunkPolicy) -> Result<(), WorldError> {
-        self.parts_mut().2.sizing.policy = policy.validate()?;
+        let sizing = &mut self.parts_mut().2.sizing;
+        sizing.policy = policy.validate()?;
+        // A chosen policy is kept to: no large-batch exception (`world::batch_chunks`).
+        sizing.large_batches = false;
         Ok(())
     }
 

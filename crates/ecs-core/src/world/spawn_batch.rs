@@ -30,10 +30,11 @@ impl World {
         I::Item: Bundle,
     {
         self.flush();
+        let iter = iter.into_iter();
+        self.size_for_batch::<I::Item>(iter.size_hint().0);
         let tick = self.change_tick();
         let (entities, components, archetypes) = self.parts_mut();
-        let (archetype, rows) =
-            archetypes.spawn_batch(components, entities, iter.into_iter(), tick);
+        let (archetype, rows) = archetypes.spawn_batch(components, entities, iter, tick);
         if self.components().any_hooks() {
             return self.batch_with_hooks::<I::Item>(archetype, rows);
         }

@@ -42,6 +42,22 @@ pub const MIN_CHUNK_SIZE: usize = 4 * 1024;
 /// ```
 pub const MAX_CHUNK_SIZE: usize = 1024 * 1024;
 
+/// The chunk size a batch of `bytes` of rows (entity ids included) gives the archetype it
+/// creates: an eighth of `bytes`, rounded up to a power of two, from 16 KiB to 1 MiB.
+///
+/// ```
+/// # use ecs_core::batch_chunk_size;
+/// assert_eq!(batch_chunk_size(100 << 10), 16 << 10); // small batches: the default
+/// assert_eq!(batch_chunk_size(320 << 10), 64 << 10); // 10,000 rows of 32 bytes
+/// assert_eq!(batch_chunk_size(24 << 20), 1 << 20); // a million: 1 MiB chunks
+/// ```
+pub fn batch_chunk_size(bytes: usize) -> usize {
+    (bytes / 8)
+        .checked_next_power_of_two()
+        .unwrap_or(MAX_CHUNK_SIZE)
+        .clamp(CHUNK_SIZE, MAX_CHUNK_SIZE)
+}
+
 /// How a world sizes the chunks of an archetype it creates.
 ///
 /// ```
@@ -234,9 +250,18 @@ impl ChunkSizing {
         }
     }
 
-    /// Whether `signature`'s archetype has a size set for it.
-    pub(crate) fn has_override(&self, signature: &Signature) -> bool {
-        self.overrides.contains_key(signature)
+    /// The chunk size the large-batch rule (`world::batch_chunks`) gives a new archetype
+    /// whose rows take `row_bytes` when a batch of `rows` creates it, if the rule applies and
+    /// changes anything.
+    pub(crate) fn for_batch(
+        &self,
+        signature: &Signature,
+        row_bytes: usize,
+        rows: usize,
+    ) -> Option<usize> {
+        let bytes = batch_chunk_size(rows.saturating_mul(row_bytes));
+        (self.large_batches && bytes > CHUNK_SIZE && !self.overrides.contains_key(signature))
+            .then_some(bytes)
     }
 
     /// Sizes `signature`'s archetype `bytes` (already checked) when it is created.

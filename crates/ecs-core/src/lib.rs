@@ -90,7 +90,9 @@ pub use cache_sizes::CacheSizes;
 pub use chunk::Chunk;
 pub use chunk_component::ChunkValues;
 pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
-pub use chunk_policy::{ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
+pub use chunk_policy::{
+    batch_chunk_size, ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE,
+};
 pub use chunk_pool::{ChunkPool, PoolStats};
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use derived_bundles::derived_bundle_name;
@@ -119,7 +121,6 @@ pub use snapshot::codec::SerdeFormat;
 pub use snapshot::state_types::StateValue;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};
-pub use world::batch_chunks::{LARGE_BATCH_BYTES, LARGE_BATCH_CHUNK};
 pub use world::clone::CloneOptions;
 pub use world::compact::CompactReport;
 pub use world::hooks::HookCommands;

@@ -289,14 +289,18 @@ fn a_column_alignment_starts_every_array_on_it_and_rows_move_intact() {
     assert_eq!(aligned.column_alignment(), 64);
 }
 
-/// The large-batch rule (`world/batch_chunks.rs`): a batch of at least `LARGE_BATCH_BYTES`
-/// of rows creates its archetype with `LARGE_BATCH_CHUNK` chunks in a default world, and in no
-/// other case; rows, moves and snapshots work across the two sizes.
+/// The large-batch rule (`world/batch_chunks.rs`): a batch of more than 128 KiB of rows
+/// creates its archetype with `batch_chunk_size` chunks in a default world, and in no other
+/// case; rows, moves and snapshots work across the two sizes.
 #[test]
 fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_changes() {
-    use ecs_core::{LARGE_BATCH_BYTES, LARGE_BATCH_CHUNK};
-    // 20-byte rows (`Pos` and the entity id): the batch that reaches the bound.
-    let rows = LARGE_BATCH_BYTES.div_ceil(20);
+    use ecs_core::batch_chunk_size;
+    // 20-byte rows (`Pos` and the entity id): 256 KiB of them ask for 32 KiB chunks; the
+    // rule asks for more than 16 KiB from just past 128 KiB.
+    let large = 4 << 20;
+    let rows = large / 20;
+    assert_eq!(batch_chunk_size(rows * 20), 512 << 10);
+    let at_bound = (128 << 10) / 20;
     let batch = |world: &mut World, n: usize| -> Vec<Entity> {
         world
             .spawn_batch((0..n).map(|i| (Pos([i as f32, 1.0, 2.0]),)))
@@ -304,11 +308,22 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
     };
 
     let mut world = World::new();
-    let below = batch(&mut world, rows - 1);
-    assert_eq!(chunk_size_of(&world, below[0]), 16 * 1024, "one row short");
+    let below = batch(&mut world, at_bound);
+    assert_eq!(
+        chunk_size_of(&world, below[0]),
+        16 * 1024,
+        "128 KiB of rows"
+    );
+    let mut world = World::new();
+    let above = batch(&mut world, at_bound * 2);
+    assert_eq!(
+        chunk_size_of(&world, above[0]),
+        32 * 1024,
+        "256 KiB of rows"
+    );
     let mut world = World::new();
     let ids = batch(&mut world, rows);
-    assert_eq!(chunk_size_of(&world, ids[0]), LARGE_BATCH_CHUNK);
+    assert_eq!(chunk_size_of(&world, ids[0]), 512 << 10);
     // An existing archetype keeps its size, whatever the next batch.
     let mut small_first = World::new();
     let first = batch(&mut small_first, 10);
@@ -337,7 +352,7 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
     assert_eq!(chunk_size_of(&world, moved), 16 * 1024);
     assert_eq!(world.get::<Pos>(moved).unwrap().0[0], (rows / 2) as f32);
     world.remove::<(Tag,)>(moved).unwrap();
-    assert_eq!(chunk_size_of(&world, moved), LARGE_BATCH_CHUNK);
+    assert_eq!(chunk_size_of(&world, moved), 512 << 10);
     world.despawn(ids[0]).unwrap();
     world.check_invariants();
 

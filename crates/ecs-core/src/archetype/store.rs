@@ -177,20 +177,45 @@ impl Archetypes {
             return id;
         }
         let id = ArchetypeId::new(self.list.len());
-        let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
-        let marks: Vec<_> = signature.iter().map(|c| components.row_ticks(c)).collect();
-        let archetype = match Archetype::new(id, &infos, &self.sizing, &self.pool, &marks) {
-            Ok(archetype) => archetype,
-            Err(too_large) => panic!("cannot store this archetype: {too_large}"),
-        };
-        let mut archetype = archetype;
-        if !self.chunk_kinds.is_empty() {
-            archetype.take_chunk_kinds(Arc::clone(&self.chunk_kinds));
-        }
+        let archetype = self.make(id, &signature, components);
         self.list.push(archetype);
         self.edges.push(Edges::default());
         self.by_signature.insert(signature, id);
         id
+    }
+
+    /// A new, empty archetype `id` for `signature`, sized by the current `sizing`.
+    ///
+    /// # Panics
+    /// As [`Archetypes::get_or_create`].
+    fn make(&self, id: ArchetypeId, signature: &Signature, components: &Components) -> Archetype {
+        let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
+        let marks: Vec<_> = signature.iter().map(|c| components.row_ticks(c)).collect();
+        let mut archetype = match Archetype::new(id, &infos, &self.sizing, &self.pool, &marks) {
+            Ok(archetype) => archetype,
+            Err(too_large) => panic!("cannot store this archetype: {too_large}"),
+        };
+        if !self.chunk_kinds.is_empty() {
+            archetype.take_chunk_kinds(Arc::clone(&self.chunk_kinds));
+        }
+        archetype
+    }
+
+    /// The large-batch rule (`world::batch_chunks`): archetype `id`, created empty by the
+    /// batch about to fill it with `rows` rows, is made again with the chunk size the rule
+    /// picks. Nothing has seen its layout yet (no row, no query run since its creation); its
+    /// edges name columns by index, which the chunk size does not change.
+    #[cold]
+    pub(crate) fn size_for_batch(&mut self, id: ArchetypeId, rows: usize, components: &Components) {
+        let arch = &self.list[id.index()];
+        debug_assert!(arch.is_empty() && arch.chunks().is_empty());
+        let layout = arch.layout();
+        let row_bytes = layout.chunk_size() / layout.capacity().max(1);
+        let signature = arch.signature().clone();
+        if let Some(bytes) = self.sizing.for_batch(&signature, row_bytes, rows) {
+            self.sizing.set_override(signature.clone(), bytes);
+            self.list[id.index()] = self.make(id, &signature, components);
+        }
     }
 
     /// Heap bytes of the graph's own tables (archetype list, edge lists, signature map), by

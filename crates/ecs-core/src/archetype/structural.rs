@@ -230,8 +230,16 @@ impl Archetypes {
         mut bundles: impl Iterator<Item = B>,
         tick: u64,
     ) -> (ArchetypeId, Range<usize>) {
+        let known = self.as_slice().len();
+        let target = self
+            .insert_edge::<B>(ArchetypeId::EMPTY, components)
+            .0
+            .target;
+        if target.index() >= known {
+            // Created just now, by this batch.
+            self.size_for_batch(target, bundles.size_hint().0, components);
+        }
         let (edge, list) = self.insert_edge::<B>(ArchetypeId::EMPTY, components);
-        let target = edge.target;
         let arch = &mut list[target.index()];
         let first = arch.len();
         entities.reserve_capacity(bundles.size_hint().0);

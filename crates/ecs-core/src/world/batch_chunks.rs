@@ -1,46 +1,41 @@
 //! Larger chunks for an archetype born of one large batch: the one exception to the 16 KiB
 //! default.
 //!
-//! A loop over an archetype pays a fixed cost at every chunk boundary when its rows come from
-//! memory: each column's stream restarts 16 KiB further on, and the CPU's prefetcher loses it
-//! (`docs/performance.md`, "What costs the factor from memory"). Over a million `(Position,
-//! Velocity)` rows that is about 1,500 boundaries and most of the distance to a plain `Vec`
-//! loop; 256 KiB chunks cut it sixteen-fold. Small archetypes keep 16 KiB chunks, where a big
-//! chunk would waste memory and spread a fragmented world's few rows over more pages.
+//! A loop over an archetype pays a fixed cost at every chunk boundary: from memory, each
+//! column's stream restarts 16 KiB further on and the CPU's prefetcher loses it
+//! (`docs/performance.md`, "What costs the factor from memory"); in cache, each chunk is one
+//! more view, stamp and tail of a vectorised loop. Over a million `(Position, Velocity)` rows
+//! that is about 1,500 boundaries and most of the distance to a plain `Vec` loop. Archetypes
+//! that grow row by row keep 16 KiB chunks, where a big chunk would waste memory and spread a
+//! fragmented world's few rows over more pages.
 //!
-//! The rule: in a world made by [`World::new`], a [`World::spawn_batch`] whose items would
-//! fill at least [`LARGE_BATCH_BYTES`] of rows and whose archetype does not exist yet creates
-//! it with [`LARGE_BATCH_CHUNK`] chunks (as [`World::set_chunk_size_for`] would). Nothing
-//! else changes: an archetype's chunk size is chosen once, at its creation, and archetypes of
+//! The rule (applied by `Archetypes::spawn_batch`): in a world made by [`World::new`], a
+//! [`World::spawn_batch`] whose archetype does not exist yet creates it with chunks of [`batch_chunk_size`] of the batch's rows (entity ids
+//! included): an eighth of them rounded up to a power of two, from 16 KiB to 1 MiB, so a batch
+//! spans about eight chunks, or one per MiB, and at most one chunk's worth is left unused.
+//! Batches of up to 128 KiB of rows keep 16 KiB chunks. The size is set as
+//! [`World::set_chunk_size_for`] would set it, once, at the archetype's creation; archetypes of
 //! different sizes mix freely. A world with a chosen policy ([`World::with_chunk_policy`],
 //! [`World::set_chunk_policy`]) or size ([`World::with_chunk_size`]) keeps to it;
 //! [`World::set_large_batch_chunks`] turns the rule off or on.
 
-use crate::bundle::{bundle_ids, Bundle};
-use crate::entity::Entity;
-use crate::signature::Signature;
 use crate::world::World;
 
-/// The rows a [`World::spawn_batch`] must bring (entity ids included) for its new archetype to
-/// get [`LARGE_BATCH_CHUNK`] chunks: 4 MiB, past the private caches of every CPU this engine
-/// was measured on, where rows stream from L3 or memory.
-pub const LARGE_BATCH_BYTES: usize = 4 << 20;
-
-/// The chunk size of an archetype created by a large batch: 256 KiB.
-pub const LARGE_BATCH_CHUNK: usize = 256 << 10;
+#[cfg(doc)]
+use crate::chunk_policy::batch_chunk_size;
 
 impl World {
-    /// Whether a large [`World::spawn_batch`] creates its archetype with
-    /// [`LARGE_BATCH_CHUNK`] chunks (see the `batch_chunks` module docs): on in a world made by
+    /// Whether a large [`World::spawn_batch`] creates its archetype with larger chunks
+    /// ([`batch_chunk_size`]; see the `batch_chunks` module docs): on in a world made by
     /// [`World::new`], off where a chunk policy or size was chosen.
     ///
     /// ```
-    /// # use ecs_core::{World, LARGE_BATCH_CHUNK};
+    /// # use ecs_core::World;
     /// let mut world = World::new();
     /// assert!(world.large_batch_chunks());
     /// world.spawn_batch((0..300_000u64).map(|i| (i, i as f64))).for_each(drop);
     /// let arch = world.archetypes().iter().find(|a| a.len() == 300_000).unwrap();
-    /// assert_eq!(arch.layout().chunk_size(), LARGE_BATCH_CHUNK);
+    /// assert_eq!(arch.layout().chunk_size(), 1 << 20); // 7.2 MB of rows
     /// assert!(!World::with_chunk_size(16 * 1024).unwrap().large_batch_chunks());
     /// ```
     pub fn large_batch_chunks(&self) -> bool {
@@ -59,35 +54,5 @@ impl World {
     /// ```
     pub fn set_large_batch_chunks(&mut self, on: bool) {
         self.parts_mut().2.sizing.large_batches = on;
-    }
-
-    /// Applies the large-batch rule to a batch of at least `rows` `B`s, before it spawns.
-    #[inline]
-    pub(crate) fn size_for_batch<B: Bundle>(&mut self, rows: usize) {
-        // Even rows of the entity id alone would not reach the bound: nothing to look up.
-        if !self.graph().sizing.large_batches
-            || rows.saturating_mul(size_of::<Entity>()) < LARGE_BATCH_BYTES / 64
-        {
-            return;
-        }
-        self.size_large_batch::<B>(rows);
-    }
-
-    #[cold]
-    fn size_large_batch<B: Bundle>(&mut self, rows: usize) {
-        let (_, components, archetypes) = self.parts_mut();
-        let ids = bundle_ids::<B>(components);
-        let row = size_of::<Entity>()
-            + ids
-                .iter()
-                .map(|&id| components.info(id).size())
-                .sum::<usize>();
-        if rows.saturating_mul(row) < LARGE_BATCH_BYTES {
-            return;
-        }
-        let signature: Signature = ids.iter().copied().collect();
-        if archetypes.find(&signature).is_none() && !archetypes.sizing.has_override(&signature) {
-            archetypes.sizing.set_override(signature, LARGE_BATCH_CHUNK);
-        }
     }
 }

@@ -31,7 +31,6 @@ impl World {
     {
         self.flush();
         let iter = iter.into_iter();
-        self.size_for_batch::<I::Item>(iter.size_hint().0);
         let tick = self.change_tick();
         let (entities, components, archetypes) = self.parts_mut();
         let (archetype, rows) = archetypes.spawn_batch(components, entities, iter, tick);

@@ -18,8 +18,8 @@
 //!
 //! **Order.** Within a tree, nodes go in memory order (archetype, chunk, row) when that puts
 //! every parent first, as it does when children were spawned after their parents; otherwise
-//! level by level, each level in memory order. A tree of more than [`UNIT_NODES`] nodes is cut into subtrees of at most
-//! that many, below a *spine* of the nodes above the cut.
+//! level by level, each level in memory order. A tree of more than [`UNIT_NODES`] nodes is cut
+//! into subtrees of at most that many, below a *spine* of the nodes above the cut.
 //!
 //! **Parallel runs and determinism.** [`Propagate::par_run`] runs the spine first, on the
 //! calling thread, then the subtrees as tasks on the thread's
@@ -562,7 +562,7 @@ struct SlotMasks<'w> {
     global: Option<&'w EnableMask>,
 }
 
-/// One run of a [`Propagate`]: column pointers of every slot, valid for one call.
+/// One pass of a [`Propagate`]: column pointers of every slot, valid for one call.
 ///
 /// # Invariants
 /// Made from `&mut World` by the running method, which keeps the world borrowed while the

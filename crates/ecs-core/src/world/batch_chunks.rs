@@ -10,9 +10,10 @@
 //! fragmented world's few rows over more pages.
 //!
 //! The rule (applied by `Archetypes::spawn_batch`): in a world made by [`World::new`], a
-//! [`World::spawn_batch`] whose archetype does not exist yet creates it with chunks of [`batch_chunk_size`] of the batch's rows (entity ids
-//! included): an eighth of them rounded up to a power of two, from 16 KiB to 1 MiB, so a batch
-//! spans about eight chunks, or one per MiB, and at most one chunk's worth is left unused.
+//! [`World::spawn_batch`] whose archetype does not exist yet creates it with chunks of
+//! [`batch_chunk_size`] of the batch's rows (entity ids included): an eighth of them rounded up
+//! to a power of two, from 16 KiB to 1 MiB, so a batch spans about eight chunks (one per MiB
+//! past 8 MiB), and at most one chunk's worth is left unused.
 //! Batches of up to 128 KiB of rows keep 16 KiB chunks. The size is set as
 //! [`World::set_chunk_size_for`] would set it, once, at the archetype's creation; archetypes of
 //! different sizes mix freely. A world with a chosen policy ([`World::with_chunk_policy`],

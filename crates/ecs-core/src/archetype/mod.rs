@@ -235,10 +235,11 @@ impl Archetype {
     }
 
     /// A counter that changes whenever rows are added, removed or moved (spawn, despawn, a row
-    /// moving in or out, a hole filled by the last row, clear, snapshot restore), and at no
-    /// other time: while it is unchanged, every entity of this archetype is still in the row
-    /// it was in. Values and enable bits may change meanwhile; chunks may move in memory
-    /// ([`World::compact`](crate::World::compact)) but keep their rows.
+    /// moving in or out, a hole filled by the last row, clear, snapshot restore): while it is
+    /// unchanged, every entity of this archetype is still in the row it was in. Value writes
+    /// and enable toggles leave it alone; chunks may move in memory
+    /// ([`World::compact`](crate::World::compact)) but keep their rows. (Clearing or restoring
+    /// an archetype changes it even when the rows come back the same.)
     ///
     /// For caches built from row positions, such as a hierarchy's order.
     ///

@@ -417,7 +417,7 @@ impl Drop for CommitRows<'_> {
             }
         }
         self.arch.len += self.written;
-        self.arch.rows_epoch += 1;
+        self.arch.rows_epoch += u64::from(self.written > 0);
         self.arch.release_empty_tail();
     }
 }

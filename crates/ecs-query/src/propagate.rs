@@ -285,8 +285,8 @@ impl<L: Component, G: Component> Propagate<L, G> {
             .iter()
             .any(|m| m.local_bit.is_some() || m.global_bit.is_some());
         let forest = Forest::of(world, &self.matched);
-        self.slots.clone_from(&forest.slots);
         forest.order(self);
+        self.slots = forest.slots;
     }
 }
 

@@ -30,10 +30,10 @@ impl World {
         I::Item: Bundle,
     {
         self.flush();
-        let iter = iter.into_iter();
         let tick = self.change_tick();
         let (entities, components, archetypes) = self.parts_mut();
-        let (archetype, rows) = archetypes.spawn_batch(components, entities, iter, tick);
+        let (archetype, rows) =
+            archetypes.spawn_batch(components, entities, iter.into_iter(), tick);
         if self.components().any_hooks() {
             return self.batch_with_hooks::<I::Item>(archetype, rows);
         }

@@ -21,6 +21,19 @@
 //! batch of new chunks lies in consecutive memory and a half-empty block drains rather than
 //! being refilled at random.
 //!
+//! # Colouring
+//! Slots of chunks from 4 KiB to 64 KiB lie one alignment unit (64 bytes unless a column asks
+//! for more) further apart than their size, so a 2 MiB block of 16 KiB chunks holds 127 slots,
+//! not 128. Without that gap the same column of every chunk starts at the same offset modulo
+//! 16 KiB, and every such address falls in the same few sets of a set-indexed cache: a 16 KiB
+//! stride meets one set of a 12-way, 4 KiB-per-way L1 and four sets of a 16-way, 64 KiB-per-way
+//! L2, so a loop over many small archetypes (one chunk each, a few rows of a column touched)
+//! keeps at most 48 or 64 of those lines, misses the rest and goes to L3 every pass. With
+//! the gap, slot `i`'s columns shift by `64 i` bytes, and the same column of 127 chunks
+//! spreads over 127 L2 sets (`frag_iter_many`, 500 archetypes of 20 rows: 6.65 -> 2.69 µs
+//! per pass, legion 3.20 -> 3.18, measured side by side). Larger chunks are streams, where the
+//! sets do not matter, and their blocks hold too few slots to give one up.
+//!
 //! Chunk sizes below 4 KiB (tests and fuzzing use 128–256 bytes) get blocks of 64 slots, so a
 //! test world does not map 2 MiB; a chunk larger than a block gets a block of its own.
 //!
@@ -56,6 +69,10 @@ use std::sync::Mutex;
 
 /// The size (and alignment) of a block of chunks: one x86-64 / AArch64 huge page.
 pub const BLOCK_BYTES: usize = 2 * 1024 * 1024;
+
+/// Blocks of at least this many slots space their slots one alignment unit apart (see
+/// "Colouring"); blocks of fewer, larger chunks would lose too large a share to the gap.
+const COLOURED_SLOTS: usize = 32;
 
 /// Chunk sizes below this get small blocks of [`SMALL_BLOCK_SLOTS`] slots.
 const SMALL_CHUNK: usize = 4096;
@@ -320,7 +337,11 @@ impl Drop for ChunkPool {
 
 impl Class {
     fn new(chunk: Layout) -> Self {
-        let stride = chunk.size().next_multiple_of(chunk.align());
+        let mut stride = chunk.size().next_multiple_of(chunk.align());
+        if stride >= SMALL_CHUNK && BLOCK_BYTES / stride >= COLOURED_SLOTS && chunk.align() <= 256 {
+            // One alignment unit (a cache line, usually) between slots: see "Colouring".
+            stride += chunk.align();
+        }
         let (slots, bytes, align) = if stride < SMALL_CHUNK {
             (SMALL_BLOCK_SLOTS, stride * SMALL_BLOCK_SLOTS, chunk.align())
         } else if stride <= BLOCK_BYTES {

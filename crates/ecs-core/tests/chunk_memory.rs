@@ -59,3 +59,49 @@ fn worlds_do_not_share_pools_and_chunks_outlive_nothing() {
     drop(a);
     assert_eq!(b.chunk_pool().stats().chunks, 1);
 }
+
+#[derive(Clone, Copy)]
+struct Tag<const N: usize>;
+
+fn tag(world: &mut World, e: ecs_core::Entity, bit: usize) {
+    match bit {
+        0 => world.insert_one(e, Tag::<0>),
+        1 => world.insert_one(e, Tag::<1>),
+        2 => world.insert_one(e, Tag::<2>),
+        3 => world.insert_one(e, Tag::<3>),
+        4 => world.insert_one(e, Tag::<4>),
+        5 => world.insert_one(e, Tag::<5>),
+        _ => world.insert_one(e, Tag::<6>),
+    }
+    .expect("alive");
+}
+
+#[test]
+fn small_chunks_of_many_archetypes_do_not_share_cache_sets() {
+    // 128 archetypes of one row each: one 16 KiB chunk apiece. Were the slots 16 KiB apart,
+    // every `Position` column would start at one offset modulo 16 KiB, and a loop over them
+    // would meet the same few sets of a set-indexed cache (see "Colouring" in `chunk_pool.rs`).
+    let mut world = World::new();
+    let archetypes = if cfg!(miri) { 16 } else { 128 };
+    for k in 0..archetypes {
+        let e = world.spawn((Position([k as f32; 3]),));
+        for bit in (0..7).filter(|b| k >> b & 1 == 1) {
+            tag(&mut world, e, bit);
+        }
+    }
+    let mut starts: Vec<usize> = world
+        .archetypes()
+        .iter()
+        .filter(|a| a.len() == 1)
+        .map(|a| a.chunks()[0].entities().as_ptr() as usize % CHUNK_SIZE)
+        .collect();
+    assert_eq!(starts.len(), archetypes);
+    starts.sort_unstable();
+    starts.dedup();
+    assert!(
+        starts.len() >= archetypes / 2,
+        "{} distinct chunk starts modulo 16 KiB among {archetypes} chunks",
+        starts.len()
+    );
+    world.check_invariants();
+}

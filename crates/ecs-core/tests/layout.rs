@@ -10,6 +10,7 @@ use std::num::NonZeroU32;
 
 use ecs_core::{
     Archetype, ChunkLayout, ColumnSpec, Component, ComponentError, Entity, World, CHUNK_ALIGN,
+    CHUNK_SIZE,
 };
 use proptest::prelude::*;
 
@@ -117,8 +118,10 @@ fn check_layout(layout: &ChunkLayout, columns: &[ColumnSpec]) {
         "columns end at {end}, past the {size}-byte chunk"
     );
     assert!(fits(cap, columns, size));
+    // A chunk above the default size may give up to 1/256 of its rows for aligned columns.
+    let given_up = if size > CHUNK_SIZE { cap / 255 } else { 0 };
     assert!(
-        !fits(cap + 1, columns, size),
+        !fits(cap + given_up + 1, columns, size),
         "capacity {cap} is not maximal for {columns:?} in {size} bytes"
     );
     if fits_on(16, cap, columns, size) {

@@ -28,6 +28,12 @@ use std::sync::atomic::AtomicU32;
 /// Columns whose change ticks a chunk keeps without a separate allocation.
 const INLINE_COLUMNS: usize = 8;
 
+/// How far into a column [`Chunk::prefetch_column`] touches pages. A 16 KiB chunk's columns
+/// lie within it; in a larger chunk the hardware prefetcher has the stream by then, and more
+/// touches only crowd the miss queue (10⁶ rows in 1 MiB chunks from memory: 1.027x -> 1.011x
+/// the flat loop, measured side by side; 16 KiB chunks unchanged).
+const TOUCHED_SPAN: usize = 16 * 1024;
+
 /// The first `len` of a column's row ticks as plain `u32`s, for a loop that vectorises; sound
 /// under the access rule written on `ColumnTicks`.
 fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
@@ -627,7 +633,8 @@ impl Chunk {
     }
 
     /// Asks the CPU to start loading the column at byte `offset` of this chunk, whose elements
-    /// are `size` bytes: its first two cache lines, and one touch per page its rows cross.
+    /// are `size` bytes: its first two cache lines, and one touch per page its rows cross in
+    /// its first 16 KiB.
     /// A chunk's columns are short memory streams; without this each new chunk pays its cache
     /// and TLB misses inside the row loop (1M-entity `for_each`: 1.31x -> 1.17x the plain `Vec`
     /// loop). Pages past the rows are left alone (they may not be mapped yet, and a walk that
@@ -657,7 +664,7 @@ impl Chunk {
             prefetch(base.wrapping_add(CACHE_LINE));
         }
         let mut at = PAGE - (base as usize & (PAGE - 1));
-        while at < used {
+        while at < used.min(TOUCHED_SPAN) {
             prefetch(base.wrapping_add(at));
             at += PAGE;
         }

@@ -2,8 +2,10 @@
 //! setting.
 //!
 //! Two loops exist. The **plain** loop hands out each chunk's rows in one tight loop and, at
-//! each chunk's start, asks for the next chunk's columns (one prefetch per cache line of the
-//! columns the query touches). The **streaming** loop spreads those prefetches over the
+//! each chunk's start, asks for the next chunk's columns (their first lines and a touch per
+//! page) when the archetype's touched bytes exceed the L2 cache the machine reports: a
+//! smaller archetype is in cache after its first pass, and the prefetches would only take
+//! load slots from the loop. The **streaming** loop spreads those prefetches over the
 //! chunk's rows, 16 rows at a time, so a stream from memory never bursts the CPU's miss queue.
 //!
 //! Until issue 31 the streaming loop ran for every archetype whose touched bytes reached a

@@ -8,7 +8,9 @@
 //!
 //! **Split.** A task is a row range of one chunk; tasks are listed in matched-archetype, chunk
 //! and row order. `par_for_each` and `par_for_each_init` cut chunks into pieces sized to the
-//! pool; `par_for_each_collect` hands back one value per task *in that order*, so whatever
+//! pool, and cut those again while threads are idle (halves of a task's rows, down to 16 rows,
+//! on 64-row words where the chunk has enable bits; a mixed chunk's task is never cut), so a
+//! run whose rows cost unevenly still ends on all threads at once; `par_for_each_collect` hands back one value per task *in that order*, so whatever
 //! concatenates them (per-task command buffers) sees rows in row order whatever the number of
 //! threads and however the rows were cut. `par_fold` folds whole chunks (a split that does not
 //! depend on the pool) and reduces the per-chunk results in chunk order, so even a
@@ -114,25 +116,47 @@ impl Parallelism {
         }
     }
 
-    /// Runs `f` on every task with a state made by `init`, one per rayon job (one in all when
-    /// sequential), like rayon's `for_each_init`.
-    fn for_each_init<T: Send, S>(
+    /// Runs `f` on every row of `tasks`, on this target. Unlike [`Parallelism::for_each`], a
+    /// thread that runs out of work takes half of another's remaining rows, down to a part of
+    /// one task (see [`Pieces`]): rows whose cost varies, or tasks that do not divide evenly
+    /// among the threads, still finish together.
+    fn for_each_row<A: Copy + Sync>(
         &self,
-        tasks: Vec<T>,
-        init: impl Fn() -> S + Send + Sync,
-        f: impl Fn(&mut S, T) + Send + Sync,
+        tasks: &[Task<'_, A>],
+        f: impl Fn(&Task<'_, A>) + Send + Sync,
     ) {
-        let sequential = |tasks: Vec<T>| {
-            let mut state = init();
-            tasks.into_iter().for_each(|t| f(&mut state, t));
-        };
+        let run = |pieces: Pieces<'_, '_, A>| pieces.run(&f);
         match self {
-            _ if tasks.len() <= 1 => sequential(tasks),
-            Self::Sequential => sequential(tasks),
-            Self::Current => tasks.into_par_iter().for_each_init(&init, &f),
-            Self::Pool(pool) => {
-                pool.install(|| tasks.into_par_iter().for_each_init(&init, &f));
+            _ if tasks.len() <= 1 && tasks.first().is_none_or(|t| t.split_unit().is_none()) => {
+                tasks.iter().for_each(&f)
             }
+            Self::Sequential => tasks.iter().for_each(&f),
+            Self::Current => rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each(run),
+            Self::Pool(pool) => pool
+                .install(|| rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each(run)),
+        }
+    }
+
+    /// [`Parallelism::for_each_row`] with a state made by `init`, one per rayon job (one in
+    /// all when sequential), like rayon's `for_each_init`.
+    fn for_each_row_init<A: Copy + Sync, S>(
+        &self,
+        tasks: &[Task<'_, A>],
+        init: impl Fn() -> S + Send + Sync,
+        f: impl Fn(&mut S, &Task<'_, A>) + Send + Sync,
+    ) {
+        let run = |state: &mut S, pieces: Pieces<'_, '_, A>| pieces.run(|t| f(state, t));
+        match self {
+            Self::Sequential => {
+                let mut state = init();
+                tasks.iter().for_each(|t| f(&mut state, t));
+            }
+            Self::Current => {
+                rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each_init(&init, run)
+            }
+            Self::Pool(pool) => pool.install(|| {
+                rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each_init(&init, run)
+            }),
         }
     }
 
@@ -161,6 +185,82 @@ struct Task<'w, A> {
     /// For a chunk where only some rows pass: the passing rows of `rows`, one bit per row
     /// from `rows.start` (a multiple of 64); `None` when every row of `rows` passes.
     mask: Option<Box<[u64]>>,
+}
+
+impl<A> Task<'_, A> {
+    /// The rows a part of this task must start on, if it may be cut further: none for a task
+    /// with a mask (its words start at `rows.start`); 64 where the chunk keeps enable bits, so
+    /// that no two parts write one mask word (`EnableMask` invariant 3); else any row.
+    fn split_unit(&self) -> Option<usize> {
+        match () {
+            _ if self.mask.is_some() => None,
+            _ if self.arch.enableable_columns().is_empty() => Some(1),
+            _ => Some(64),
+        }
+    }
+}
+
+/// Rows of a parallel run that one rayon job holds: consecutive tasks, or a part of one task's
+/// rows. Halved whenever rayon sees an idle thread (`rayon::iter::split`), so the split adapts
+/// to the rows' cost, as rayon's own slices do.
+struct Pieces<'t, 'w, A> {
+    tasks: &'t [Task<'w, A>],
+    /// The rows to run when `tasks` is one task: all of its rows, or a part of them.
+    rows: Range<usize>,
+}
+
+impl<'t, 'w, A: Copy> Pieces<'t, 'w, A> {
+    /// A part is never cut below this many rows: a row range's start-up (its fetch, its
+    /// stamps) stays small beside the rows.
+    const MIN_ROWS: usize = 16;
+
+    fn whole(tasks: &'t [Task<'w, A>]) -> Self {
+        let rows = tasks.first().map_or(0..0, |t| t.rows.clone());
+        Self { tasks, rows }
+    }
+
+    /// Two halves, or `self` alone when it is one task too small (or not allowed) to cut.
+    fn halve(self) -> (Self, Option<Self>) {
+        if self.tasks.len() >= 2 {
+            let (a, b) = self.tasks.split_at(self.tasks.len() / 2);
+            return (Self::whole(a), Some(Self::whole(b)));
+        }
+        let Some(unit) = self.tasks.first().and_then(Task::split_unit) else {
+            return (self, None);
+        };
+        let rows = self.rows.clone();
+        let mid = rows.start + rows.len() / 2;
+        // Parts of a chunk with enable bits start on 64-row words, as its tasks do.
+        let mid = mid - mid % unit;
+        if mid.saturating_sub(rows.start) < Self::MIN_ROWS.max(unit)
+            || rows.end - mid < Self::MIN_ROWS
+        {
+            return (self, None);
+        }
+        let tasks = self.tasks;
+        (
+            Self {
+                tasks,
+                rows: rows.start..mid,
+            },
+            Some(Self {
+                tasks,
+                rows: mid..rows.end,
+            }),
+        )
+    }
+
+    /// Calls `f` on each task, or on the part of the one task.
+    fn run(self, mut f: impl FnMut(&Task<'w, A>)) {
+        match self.tasks {
+            [task] if task.rows != self.rows => f(&Task {
+                rows: self.rows,
+                mask: None,
+                ..*task
+            }),
+            tasks => tasks.iter().for_each(f),
+        }
+    }
 }
 
 /// How tasks cut chunks.
@@ -278,11 +378,12 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     {
         let target = Parallelism::current();
         let tasks = self.tasks(world, ticks, self.split_for(world, &target));
-        target.for_each(tasks, |task| {
-            // SAFETY: `tasks` cut each chunk into disjoint row ranges (on 64-row boundaries) whose
+        target.for_each_row(&tasks, |task| {
+            // SAFETY: `tasks` cut each chunk into disjoint row ranges, and `Pieces` those into
+            // disjoint parts (on 64-row boundaries where the chunk has enable bits), whose
             // `cached` was found in the chunk's archetype; the query's access is this fn's
             // caller's contract, so each row is handed out once, by one task.
-            unsafe { run_rows::<D>(&task, ticks, &f) }
+            unsafe { run_rows::<D>(task, ticks, &f) }
         });
     }
 
@@ -299,9 +400,9 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     ) {
         let target = Parallelism::current();
         let tasks = self.tasks(world, ticks, self.split_for(world, &target));
-        target.for_each_init(tasks, init, |state, task| {
+        target.for_each_row_init(&tasks, init, |state, task| {
             // SAFETY: as in `run_par_for_each`.
-            unsafe { run_rows::<Q>(&task, ticks, |item| f(state, item)) }
+            unsafe { run_rows::<Q>(task, ticks, |item| f(state, item)) }
         });
     }
 
@@ -494,7 +595,10 @@ unsafe fn run_rows<'w, D: WorldQuery>(
         task.rows.end <= task.chunk.len(),
         "task rows past the chunk"
     );
-    debug_assert!(task.rows.start % 64 == 0 || task.rows.start == 0);
+    debug_assert!(
+        task.rows.start % 64 == 0 || task.arch.enableable_columns().is_empty(),
+        "a task of a chunk with enable bits starts inside a mask word"
+    );
     debug_assert!(task
         .arch
         .chunks()

@@ -10,6 +10,9 @@
 //!   order that puts parents first, one pass.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
 //!   (`DespawnSources`), beside despawning 100,001 unrelated entities one by one.
+//! - `hooks_elsewhere_10k`: what a world's hooks cost changes of other types: inserting and
+//!   removing a hook-free component, spawning and despawning hook-free entities, in a world
+//!   that never used `ChildOf`, and in one that did.
 //!
 //! Run with `cargo bench -p ecs-benches --bench hierarchy`.
 
@@ -298,5 +301,47 @@ fn bench_despawn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_propagate, bench_despawn);
+/// Inserting and removing a type without hooks on 10,000 entities, and spawning and
+/// despawning 10,000 entities without hooked types, in a world that never used `ChildOf` and
+/// in one that did (so some registered type has hooks, and each change first asks whether its
+/// bundle or entity has any).
+fn bench_hooks_elsewhere(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hooks_elsewhere_10k");
+    const N: usize = 10_000;
+    group.throughput(Throughput::Elements(N as u64));
+    for (label, hierarchy) in [("no_hooked_type", false), ("hierarchy_in_world", true)] {
+        let mut world = World::new();
+        if hierarchy {
+            let parent = world.spawn((local(0),));
+            world.spawn((local(1), ChildOf(parent)));
+        }
+        let ids: Vec<Entity> = world.spawn_batch((0..N).map(|i| (local(i),))).collect();
+        group.bench_function(format!("add_remove/{label}"), |b| {
+            b.iter(|| {
+                for &e in &ids {
+                    world.insert_one(e, Global::default()).unwrap();
+                }
+                for &e in &ids {
+                    black_box(world.remove::<(Global,)>(e).unwrap());
+                }
+            });
+        });
+        group.bench_function(format!("spawn_despawn/{label}"), |b| {
+            b.iter(|| {
+                let spawned: Vec<Entity> = (0..N).map(|i| world.spawn((local(i),))).collect();
+                for e in spawned {
+                    world.despawn(e).unwrap();
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_propagate,
+    bench_despawn,
+    bench_hooks_elsewhere
+);
 criterion_main!(benches);

@@ -384,6 +384,10 @@ impl RegistryId {
     }
 }
 
+/// How many hook-free bundle types a registry remembers (see `Components::may_hook`): a few,
+/// for code that alternates between bundles (insert one, remove another).
+const UNHOOKED_BUNDLES: usize = 4;
+
 /// The component registry of one world (or of one schedule, for access sets).
 ///
 /// # Invariants
@@ -423,6 +427,14 @@ pub struct Components {
     any_hooked: bool,
     /// Types given hooks before this registry saw them: each is marked hooked when registered.
     hooked_later: Vec<TypeId>,
+    /// Bundle types (their `TypeId`s) last found to hold no hooked type, newest first: a
+    /// structural change of one skips the hook path after a compare, where it would look up
+    /// each of its types. Every type of a listed bundle is registered, so only `set_hooked` on
+    /// a registered type can make an entry wrong; it empties the list.
+    unhooked_bundles: [Option<TypeId>; UNHOOKED_BUNDLES],
+    /// The registered types that have hooks, in the order they gained them (`any_hooked` is
+    /// whether this is non-empty): few, so a signature is checked against them one by one.
+    hooked_ids: Vec<ComponentId>,
     /// Types made immutable before this registry saw them, likewise.
     immutable_later: Vec<TypeId>,
 }
@@ -450,6 +462,8 @@ impl Components {
             planning: false,
             any_hooked: false,
             hooked_later: Vec::new(),
+            unhooked_bundles: [None; UNHOOKED_BUNDLES],
+            hooked_ids: Vec::new(),
             immutable_later: Vec::new(),
         }
     }
@@ -564,6 +578,8 @@ impl Components {
             planning: self.planning,
             any_hooked: self.any_hooked,
             hooked_later: self.hooked_later.clone(),
+            unhooked_bundles: self.unhooked_bundles,
+            hooked_ids: self.hooked_ids.clone(),
             immutable_later: self.immutable_later.clone(),
         }
     }
@@ -603,6 +619,7 @@ impl Components {
             self.hooked_later.swap_remove(at);
             info.hooked = true;
             self.any_hooked = true;
+            self.hooked_ids.push(id);
         }
         if let Some(at) = self.immutable_later.iter().position(|&t| t == info.type_id) {
             self.immutable_later.swap_remove(at);
@@ -618,6 +635,30 @@ impl Components {
     #[inline]
     pub fn any_hooks(&self) -> bool {
         self.any_hooked
+    }
+
+    /// Whether a structural change of bundle `B` must take the hook path: some registered
+    /// type has hooks, and `B` is not known to hold none of them
+    /// ([`Components::note_unhooked`]).
+    #[inline]
+    pub(crate) fn may_hook<B: 'static>(&self) -> bool {
+        self.any_hooked && !self.unhooked_bundles.contains(&Some(TypeId::of::<B>()))
+    }
+
+    /// The registered types that have hooks: an archetype that holds none of these runs no
+    /// hook when its rows come or go.
+    #[inline]
+    pub(crate) fn hooked_ids(&self) -> &[ComponentId] {
+        &self.hooked_ids
+    }
+
+    /// Records that bundle `B`, whose types are all registered, holds no hooked type.
+    pub(crate) fn note_unhooked<B: 'static>(&mut self) {
+        let id = Some(TypeId::of::<B>());
+        if !self.unhooked_bundles.contains(&id) {
+            self.unhooked_bundles.rotate_right(1);
+            self.unhooked_bundles[0] = id;
+        }
     }
 
     /// Marks the type `type_id` hooked, now if it is registered, else when it is. Only the
@@ -636,6 +677,8 @@ impl Components {
             Some(id) => {
                 self.infos[id.index()].hooked = true;
                 self.any_hooked = true;
+                self.hooked_ids.push(id);
+                self.unhooked_bundles = [None; UNHOOKED_BUNDLES];
             }
             None if !self.hooked_later.contains(&type_id) => self.hooked_later.push(type_id),
             None => {}

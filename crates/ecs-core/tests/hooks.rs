@@ -337,3 +337,52 @@ fn hooks_on_a_type_registered_only_later_still_run() {
         ]
     );
 }
+
+#[test]
+fn a_bundle_found_hook_free_runs_hooks_once_its_type_gains_an_observer_or_requirement() {
+    use std::any::TypeId;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    use ecs_core::{ChildOf, Lifecycle, ObserverKey};
+
+    // A world where some type has hooks (`ChildOf`), and `Plain` has none: each path below
+    // first finds `(Plain,)` hook-free, and remembers that.
+    let mut world = World::new();
+    let parent = world.spawn((Armor(0),));
+    world.spawn((ChildOf(parent),));
+    assert!(world.components().any_hooks());
+    let e = world.spawn((Plain(1),));
+    world.remove::<(Plain,)>(e).unwrap();
+    world.insert(e, (Plain(2),)).unwrap();
+    world.spawn_batch([(Plain(3),)]).for_each(drop);
+    world.despawn(e).unwrap();
+
+    // `Plain` gains an observer of its adds and a required component after all that.
+    let adds = Arc::new(AtomicU32::new(0));
+    let seen = adds.clone();
+    world.add_observer_fn(
+        ObserverKey::Lifecycle(Lifecycle::Add, TypeId::of::<Plain>()),
+        None,
+        move |_, _| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        },
+    );
+    world
+        .register_required_with::<Plain, Marked>(|| Marked)
+        .unwrap();
+
+    let a = world.spawn((Plain(4),));
+    assert!(world.has::<Marked>(a), "spawn");
+    let b = world.spawn((Armor(1),));
+    world.insert(b, (Plain(5),)).unwrap();
+    assert!(world.has::<Marked>(b), "insert");
+    let batch: Vec<Entity> = world.spawn_batch([(Plain(6),), (Plain(7),)]).collect();
+    assert!(batch.iter().all(|&c| world.has::<Marked>(c)), "spawn_batch");
+    assert_eq!(
+        adds.load(Ordering::Relaxed),
+        4,
+        "one add per entity that gained `Plain`"
+    );
+    world.check_invariants();
+}

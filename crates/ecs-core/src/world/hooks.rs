@@ -25,8 +25,10 @@
 //! dropped), a hook after it leaves it made; the commands not yet applied are dropped.
 //!
 //! Cost: a world where no registered type has hooks pays one flag test per structural change
-//! (`Components::any_hooks`); with hooks, a change that involves no hooked type pays a look at
-//! the bundle's ids.
+//! (`Components::any_hooks`); with hooks (every world has `ChildOf`'s), a spawn, insert or
+//! remove of a bundle with no hooked type looks up the bundle's ids once, and after that a
+//! compare of its `TypeId` against the few bundles last found hook-free
+//! (`Components::may_hook`). A despawn looks at the entity's types.
 
 use std::any::type_name;
 use std::ops::Deref;
@@ -377,6 +379,10 @@ impl World {
     #[inline(never)]
     pub(crate) fn spawned_with_hooks<B: Bundle>(&mut self, entity: Entity) {
         let ids = bundle_ids::<B>(&mut self.components);
+        if !self.any_hooked(&ids) {
+            self.components.note_unhooked::<B>();
+            return;
+        }
         self.added_with_hooks(&[entity], &ids, &ids);
     }
 
@@ -415,6 +421,8 @@ impl World {
         let loc = self.location(entity)?;
         let ids = bundle_ids::<B>(&mut self.components);
         if !self.any_hooked(&ids) {
+            // `after_insert` is skipped too: the insert registers no type `B` lacks.
+            self.components.note_unhooked::<B>();
             return None;
         }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
@@ -466,8 +474,12 @@ impl World {
     pub(crate) fn before_remove<B: Bundle>(&mut self, entity: Entity) -> Option<PendingHooks> {
         let loc = self.location(entity)?;
         let ids = bundle_ids::<B>(&mut self.components);
+        if !self.any_hooked(&ids) {
+            self.components.note_unhooked::<B>();
+            return None;
+        }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
-        if !self.any_hooked(&ids) || !ids.iter().all(|&id| signature.contains(id)) {
+        if !ids.iter().all(|&id| signature.contains(id)) {
             return None;
         }
         let mut queue = Vec::new();
@@ -481,6 +493,17 @@ impl World {
     #[inline(never)]
     pub(crate) fn after_change(&mut self, pending: PendingHooks) {
         self.finish_hooks(pending.queue);
+    }
+
+    /// Whether `entity` has a type with hooks (a stale handle: no). Without one, its despawn
+    /// runs no hook and no relationship can refuse it.
+    #[inline]
+    pub(crate) fn has_hooked_type(&self, entity: Entity) -> bool {
+        self.location(entity).is_some_and(|loc| {
+            let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
+            let hooked = self.components.hooked_ids();
+            hooked.iter().any(|&id| signature.contains(id))
+        })
     }
 
     /// Refuses the despawn of `entity` if a relationship's `Refuse` policy says so.

@@ -429,7 +429,7 @@ impl World {
         let entity = self
             .archetypes
             .spawn(&mut self.components, &mut self.entities, bundle, tick);
-        if self.components.any_hooks() {
+        if self.components.may_hook::<B>() {
             self.spawned_with_hooks::<B>(entity);
         }
         entity
@@ -532,7 +532,7 @@ impl World {
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
-        if self.components.any_hooks() {
+        if self.components.any_hooks() && self.has_hooked_type(entity) {
             return self.despawn_checked(entity);
         }
         self.despawn_plain(entity)
@@ -569,14 +569,15 @@ impl World {
     /// ```
     pub fn insert<B: Bundle>(&mut self, entity: Entity, bundle: B) -> Result<(), EntityError> {
         self.flush();
-        let pending = if self.components.any_hooks() {
+        let pending = if self.components.may_hook::<B>() {
             self.before_insert::<B>(entity)
         } else {
             None
         };
         self.insert_plain(entity, bundle)?;
-        // Checked again: this insert may have registered the first hooked type.
-        if self.components.any_hooks() {
+        // Checked again: this insert may have registered the first hooked type (and
+        // `before_insert` may have found `B` free of hooks).
+        if pending.is_some() || self.components.may_hook::<B>() {
             self.after_insert::<B>(entity, pending);
         }
         Ok(())
@@ -641,7 +642,7 @@ impl World {
     /// ```
     pub fn remove<B: Bundle>(&mut self, entity: Entity) -> Result<B, ComponentError> {
         self.flush();
-        let pending = if self.components.any_hooks() {
+        let pending = if self.components.may_hook::<B>() {
             self.before_remove::<B>(entity)
         } else {
             None

@@ -34,7 +34,7 @@ impl World {
         let (entities, components, archetypes) = self.parts_mut();
         let (archetype, rows) =
             archetypes.spawn_batch(components, entities, iter.into_iter(), tick);
-        if self.components().any_hooks() {
+        if self.components().may_hook::<I::Item>() {
             return self.batch_with_hooks::<I::Item>(archetype, rows);
         }
         SpawnBatch {
@@ -46,13 +46,25 @@ impl World {
     }
 
     /// The hooks of a batch's entities, in spawn order. Their commands may move the new rows,
-    /// so the ids are read before the hooks run and handed out from a list.
+    /// so the ids are read before the hooks run and handed out from a list. A batch of types
+    /// without hooks hands out its rows as a plain batch does.
     #[cold]
     fn batch_with_hooks<B: Bundle>(
         &mut self,
         archetype: ArchetypeId,
         rows: Range<usize>,
     ) -> SpawnBatch<'_> {
+        let (_, components, _) = self.parts_mut();
+        let ids = crate::bundle::bundle_ids::<B>(components);
+        if !ids.iter().any(|&id| components.info(id).has_hooks()) {
+            components.note_unhooked::<B>();
+            return SpawnBatch {
+                world: self,
+                archetype,
+                rows,
+                ids: None,
+            };
+        }
         let spawned: Vec<Entity> = SpawnBatch {
             world: self,
             archetype,
@@ -60,8 +72,6 @@ impl World {
             ids: None,
         }
         .collect();
-        let (_, components, _) = self.parts_mut();
-        let ids = crate::bundle::bundle_ids::<B>(components);
         self.added_with_hooks(&spawned, &ids, &ids);
         SpawnBatch {
             world: self,

@@ -8,9 +8,10 @@
 //!
 //! **Split.** A task is a row range of one chunk; tasks are listed in matched-archetype, chunk
 //! and row order. `par_for_each` and `par_for_each_init` cut chunks into pieces sized to the
-//! pool, and cut those again while threads are idle (halves of a task's rows, down to 16 rows,
-//! on 64-row words where the chunk has enable bits; a mixed chunk's task is never cut), so a
-//! run whose rows cost unevenly still ends on all threads at once; `par_for_each_collect` hands back one value per task *in that order*, so whatever
+//! pool, and an idle thread takes half of another's remaining rows (halves by row count, cut
+//! inside a task on 64-row words where the chunk has enable bits; a mixed chunk's task is never
+//! cut), so a run whose tasks are uneven, or whose rows cost unevenly, still ends on all threads
+//! at once; `par_for_each_collect` hands back one value per task *in that order*, so whatever
 //! concatenates them (per-task command buffers) sees rows in row order whatever the number of
 //! threads and however the rows were cut. `par_fold` folds whole chunks (a split that does not
 //! depend on the pool) and reduces the per-chunk results in chunk order, so even a
@@ -117,23 +118,27 @@ impl Parallelism {
     }
 
     /// Runs `f` on every row of `tasks`, on this target. Unlike [`Parallelism::for_each`], a
-    /// thread that runs out of work takes half of another's remaining rows, down to a part of
-    /// one task (see [`Pieces`]): rows whose cost varies, or tasks that do not divide evenly
-    /// among the threads, still finish together.
+    /// thread that runs out of work takes half of another's remaining rows, by row count and
+    /// down to a part of one task (see [`Pieces`]): tasks of uneven length (a chunk's short
+    /// tail) or rows whose cost varies still finish together.
     fn for_each_row<A: Copy + Sync>(
         &self,
         tasks: &[Task<'_, A>],
         f: impl Fn(&Task<'_, A>) + Send + Sync,
     ) {
+        let starts = row_starts(tasks);
         let run = |pieces: Pieces<'_, '_, A>| pieces.run(&f);
         match self {
             _ if tasks.len() <= 1 && tasks.first().is_none_or(|t| t.split_unit().is_none()) => {
                 tasks.iter().for_each(&f)
             }
             Self::Sequential => tasks.iter().for_each(&f),
-            Self::Current => rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each(run),
-            Self::Pool(pool) => pool
-                .install(|| rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each(run)),
+            Self::Current => {
+                rayon::iter::split(Pieces::whole(tasks, &starts), Pieces::halve).for_each(run)
+            }
+            Self::Pool(pool) => pool.install(|| {
+                rayon::iter::split(Pieces::whole(tasks, &starts), Pieces::halve).for_each(run)
+            }),
         }
     }
 
@@ -145,17 +150,18 @@ impl Parallelism {
         init: impl Fn() -> S + Send + Sync,
         f: impl Fn(&mut S, &Task<'_, A>) + Send + Sync,
     ) {
+        let starts = row_starts(tasks);
         let run = |state: &mut S, pieces: Pieces<'_, '_, A>| pieces.run(|t| f(state, t));
         match self {
             Self::Sequential => {
                 let mut state = init();
                 tasks.iter().for_each(|t| f(&mut state, t));
             }
-            Self::Current => {
-                rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each_init(&init, run)
-            }
+            Self::Current => rayon::iter::split(Pieces::whole(tasks, &starts), Pieces::halve)
+                .for_each_init(&init, run),
             Self::Pool(pool) => pool.install(|| {
-                rayon::iter::split(Pieces::whole(tasks), Pieces::halve).for_each_init(&init, run)
+                rayon::iter::split(Pieces::whole(tasks, &starts), Pieces::halve)
+                    .for_each_init(&init, run)
             }),
         }
     }
@@ -200,13 +206,36 @@ impl<A> Task<'_, A> {
     }
 }
 
-/// Rows of a parallel run that one rayon job holds: consecutive tasks, or a part of one task's
-/// rows. Halved whenever rayon sees an idle thread (`rayon::iter::split`), so the split adapts
-/// to the rows' cost, as rayon's own slices do.
+/// Rows of a parallel run that one rayon job holds: a range of the run's rows, counted across
+/// its tasks in order (task `i` holds rows `starts[i]..starts[i + 1]`). Halved, by rows, whenever
+/// rayon sees an idle thread (`rayon::iter::split`), so the split adapts to the rows' cost as
+/// rayon's own slices do; a cut inside a task follows [`Task::split_unit`].
 struct Pieces<'t, 'w, A> {
     tasks: &'t [Task<'w, A>],
-    /// The rows to run when `tasks` is one task: all of its rows, or a part of them.
+    /// `starts[i]`: the rows of the tasks before task `i`; one more entry, the run's total.
+    starts: &'t [usize],
     rows: Range<usize>,
+}
+
+impl<A> Clone for Pieces<'_, '_, A> {
+    fn clone(&self) -> Self {
+        Self {
+            rows: self.rows.clone(),
+            ..*self
+        }
+    }
+}
+
+/// The run's row count before each task, and the total: [`Pieces::starts`].
+fn row_starts<A>(tasks: &[Task<'_, A>]) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(tasks.len() + 1);
+    let mut total = 0;
+    starts.push(0);
+    for task in tasks {
+        total += task.rows.len();
+        starts.push(total);
+    }
+    starts
 }
 
 impl<'t, 'w, A: Copy> Pieces<'t, 'w, A> {
@@ -214,51 +243,78 @@ impl<'t, 'w, A: Copy> Pieces<'t, 'w, A> {
     /// stamps) stays small beside the rows.
     const MIN_ROWS: usize = 16;
 
-    fn whole(tasks: &'t [Task<'w, A>]) -> Self {
-        let rows = tasks.first().map_or(0..0, |t| t.rows.clone());
-        Self { tasks, rows }
+    fn whole(tasks: &'t [Task<'w, A>], starts: &'t [usize]) -> Self {
+        let total = starts.last().copied().unwrap_or(0);
+        Self {
+            tasks,
+            starts,
+            rows: 0..total,
+        }
     }
 
-    /// Two halves, or `self` alone when it is one task too small (or not allowed) to cut.
+    /// The task holding run row `row` (`row` below the total).
+    fn task_of(&self, row: usize) -> usize {
+        self.starts.partition_point(|&s| s <= row) - 1
+    }
+
+    /// Two halves of about equal rows, or `self` alone when too small to cut.
     fn halve(self) -> (Self, Option<Self>) {
-        if self.tasks.len() >= 2 {
-            let (a, b) = self.tasks.split_at(self.tasks.len() / 2);
-            return (Self::whole(a), Some(Self::whole(b)));
-        }
-        let Some(unit) = self.tasks.first().and_then(Task::split_unit) else {
-            return (self, None);
-        };
         let rows = self.rows.clone();
-        let mid = rows.start + rows.len() / 2;
-        // Parts of a chunk with enable bits start on 64-row words, as its tasks do.
-        let mid = mid - mid % unit;
-        if mid.saturating_sub(rows.start) < Self::MIN_ROWS.max(unit)
-            || rows.end - mid < Self::MIN_ROWS
-        {
+        if rows.len() < 2 * Self::MIN_ROWS {
             return (self, None);
         }
-        let tasks = self.tasks;
-        (
-            Self {
-                tasks,
-                rows: rows.start..mid,
-            },
-            Some(Self {
-                tasks,
-                rows: mid..rows.end,
-            }),
-        )
+        let mid = rows.start + rows.len() / 2;
+        let i = self.task_of(mid);
+        let task = &self.tasks[i];
+        let (first, last) = (self.starts[i], self.starts[i + 1]);
+        let cut = match task.split_unit() {
+            // Inside the task, on a row its unit allows (counted in the chunk's rows).
+            Some(unit) => {
+                let row = task.rows.start + (mid - first);
+                let row = (row - row % unit).max(task.rows.start);
+                first + (row - task.rows.start)
+            }
+            // At the nearer end of a task that may not be cut.
+            None if mid - first <= last - mid => first,
+            None => last,
+        };
+        if cut <= rows.start || cut >= rows.end {
+            return (self, None);
+        }
+        let low = Self {
+            rows: rows.start..cut,
+            ..self.clone()
+        };
+        let high = Self {
+            rows: cut..rows.end,
+            ..self
+        };
+        (low, Some(high))
     }
 
-    /// Calls `f` on each task, or on the part of the one task.
+    /// Calls `f` on each task of the range, cut to the range's rows where it ends inside one.
     fn run(self, mut f: impl FnMut(&Task<'w, A>)) {
-        match self.tasks {
-            [task] if task.rows != self.rows => f(&Task {
-                rows: self.rows,
-                mask: None,
-                ..*task
-            }),
-            tasks => tasks.iter().for_each(f),
+        if self.rows.is_empty() {
+            return;
+        }
+        for i in self.task_of(self.rows.start)..self.tasks.len() {
+            let (first, last) = (self.starts[i], self.starts[i + 1]);
+            if first >= self.rows.end {
+                break;
+            }
+            let task = &self.tasks[i];
+            let (from, to) = (first.max(self.rows.start), last.min(self.rows.end));
+            if (from, to) == (first, last) {
+                f(task);
+            } else {
+                debug_assert!(task.mask.is_none(), "a task with a mask was cut");
+                let start = task.rows.start + (from - first);
+                f(&Task {
+                    rows: start..start + (to - from),
+                    mask: None,
+                    ..*task
+                });
+            }
         }
     }
 }

@@ -659,13 +659,13 @@ impl Chunk {
             return;
         }
         let base = self.data.as_ptr().wrapping_add(offset);
-        prefetch(base);
+        prefetch_line(base);
         if used > CACHE_LINE {
-            prefetch(base.wrapping_add(CACHE_LINE));
+            prefetch_line(base.wrapping_add(CACHE_LINE));
         }
         let mut at = PAGE - (base as usize & (PAGE - 1));
         while at < used.min(TOUCHED_SPAN) {
-            prefetch(base.wrapping_add(at));
+            prefetch_line(base.wrapping_add(at));
             at += PAGE;
         }
     }
@@ -697,7 +697,7 @@ impl Chunk {
         let mut at = rows.start.wrapping_mul(size) & !(CACHE_LINE - 1);
         let base = self.data.as_ptr().wrapping_add(offset);
         while at < end {
-            prefetch(base.wrapping_add(at));
+            prefetch_line(base.wrapping_add(at));
             at += CACHE_LINE;
         }
     }
@@ -761,10 +761,13 @@ impl Chunk {
     ///   `ecs-core` itself call this.
     /// - `tick` was handed out by this chunk's world (no later than its
     ///   [`change_tick`](crate::World::change_tick)).
+    /// - `col` is a column of this chunk (below its archetype's column count).
     ///
-    /// Breaking these does not corrupt memory by itself (the tick is an atomic), but it
-    /// breaks the promise change detection makes to everything built on it, that a tick
-    /// records a write that happened; `unsafe` makes that promise the caller's to keep.
+    /// Breaking the first two does not corrupt memory by itself (the tick is an atomic), but
+    /// it breaks the promise change detection makes to everything built on it, that a tick
+    /// records a write that happened; `unsafe` makes that promise the caller's to keep. The
+    /// third is a bound this method does not check (it runs once per chunk of every writing
+    /// query pass).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -781,7 +784,9 @@ impl Chunk {
     #[inline]
     pub unsafe fn mark_changed_unchecked(&self, col: usize, tick: u64) {
         debug_assert!(col < self.changed.len(), "column {col} out of range");
-        self.changed[col].store(tick, Ordering::Relaxed);
+        // SAFETY: `changed` has one tick per column (invariant 1) and `col` is a column
+        // (caller contract).
+        unsafe { self.changed.get_unchecked(col) }.store(tick, Ordering::Relaxed);
     }
 
     /// Tick of the last structural change (rows added, moved in or moved within).
@@ -836,9 +841,17 @@ pub(crate) fn retire_row(chunks: &mut [Chunk], from: (usize, usize), to: (usize,
 /// The smallest page size of the targets we care about; a guess, so only a hint's stride.
 const PAGE: usize = 4096;
 
-/// A prefetch hint; never faults, whatever the address.
+/// Asks the CPU to start loading the cache line at `ptr` into its first-level cache: a hint
+/// that reads nothing and never faults, whatever the address (a no-op off x86-64 and under
+/// Miri). Query loops use it to fetch a chunk a few chunks ahead of the one they work on.
+///
+/// ```
+/// let values = [1u64, 2, 3];
+/// ecs_core::prefetch_line(values.as_ptr().cast());
+/// ecs_core::prefetch_line(std::ptr::null()); // any address is harmless
+/// ```
 #[inline(always)]
-fn prefetch(ptr: *const u8) {
+pub fn prefetch_line(ptr: *const u8) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `prefetch` is a hint that never dereferences or faults, for any address; SSE
     // is part of the x86_64 baseline.

@@ -47,6 +47,7 @@ mod chunk_layout;
 mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
+mod chunk_set; // safe: one counter
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 /// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.
@@ -87,7 +88,7 @@ pub use archetype::store::Archetypes;
 pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
 pub use cache_sizes::CacheSizes;
-pub use chunk::Chunk;
+pub use chunk::{prefetch_line, Chunk};
 pub use chunk_component::ChunkValues;
 pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 pub use chunk_policy::{

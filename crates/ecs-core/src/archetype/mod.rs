@@ -37,6 +37,7 @@ use crate::chunk_component::{ChunkKinds, ChunkValues};
 use crate::chunk_layout::ChunkLayout;
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
+use crate::chunk_set::ChunkSetVersion;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::{ComponentError, RowTooLarge};
 use crate::ids::ArchetypeId;
@@ -123,6 +124,8 @@ pub struct Archetype {
     spare: Option<Chunk>,
     /// The world's chunk memory, where new chunks of this archetype are carved.
     pool: Arc<ChunkPool>,
+    /// The world's chunk set version, bumped by every change to `chunks` (see `chunk_set`).
+    chunk_set: Arc<ChunkSetVersion>,
     enable_ids: Box<[ComponentId]>,
     /// The world's chunk component types (invariant 8).
     chunk_kinds: ChunkKinds,
@@ -139,6 +142,7 @@ impl Archetype {
         infos: &[&ComponentInfo],
         sizing: &ChunkSizing,
         pool: &Arc<ChunkPool>,
+        chunk_set: &Arc<ChunkSetVersion>,
         marks: &[RowTicks],
     ) -> Result<Self, RowTooLarge> {
         debug_assert_eq!(infos.len(), marks.len());
@@ -177,6 +181,7 @@ impl Archetype {
             len: 0,
             rows_epoch: 0,
             pool: Arc::clone(pool),
+            chunk_set: Arc::clone(chunk_set),
             enable_cols: (0..infos.len())
                 .filter(|&c| infos[c].is_enableable())
                 .collect(),
@@ -259,6 +264,43 @@ impl Archetype {
         self.rows_epoch
     }
 
+    /// The address of this archetype's first [`Chunk`] record, with the provenance of the
+    /// chunk list itself ([`Vec::as_ptr`]: no reference to the list is made). The list holds
+    /// [`Archetype::chunks`]`().len()` records from there.
+    ///
+    /// For caches of chunk positions, such as a query's flat chunk list: while the world's
+    /// [`chunk_set_version`](crate::World::chunk_set_version) is unchanged the list neither
+    /// moves nor changes, so `chunks_ptr().add(i)` for `i < chunks().len()` may be read as a
+    /// `&Chunk` whenever the world is borrowed, even after `&mut World` calls in between that
+    /// left the chunk lists alone (they may borrow chunks mutably, which does not take the
+    /// list's own provenance away).
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let arch = world.location(e).unwrap().archetype.index();
+    /// let first = world.archetypes()[arch].chunks_ptr();
+    /// let version = world.chunk_set_version();
+    /// *world.get_mut::<u32>(e).unwrap() = 2; // borrows the chunk mutably
+    /// assert_eq!(world.chunk_set_version(), version);
+    /// // SAFETY: the version is unchanged, so the list is where it was, with its one chunk;
+    /// // `world` is borrowed shared while the reference lives.
+    /// let chunk = unsafe { &*first };
+    /// assert_eq!(chunk.entities(), [e]);
+    /// ```
+    #[inline]
+    pub fn chunks_ptr(&self) -> *const Chunk {
+        self.chunks.as_ptr()
+    }
+
+    /// Records that `chunks` changed (a chunk joined or left, the list moved, a block moved):
+    /// every change to the list calls this, so that the world's chunk set version moves with it.
+    #[inline]
+    pub(crate) fn chunks_changed(&self) {
+        self.chunk_set.bump();
+    }
+
     /// Whether no entity lives here.
     ///
     /// ```
@@ -327,6 +369,7 @@ impl Archetype {
     /// `Chunk::relocate`) and trims the chunk list to its length; returns the chunks moved.
     /// Only block addresses change: rows, masks and ticks stay, and invariants 1–7 with them.
     pub(crate) fn relocate_chunks(&mut self) -> usize {
+        self.chunks_changed();
         let moved = self
             .chunks
             .iter_mut()

@@ -24,6 +24,7 @@ impl Archetype {
         debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
         self.len = 0;
         self.rows_epoch += 1;
+        self.chunks_changed();
         into.extend(self.chunks.drain(..).rev().map(|mut chunk| {
             let held = chunk.len();
             chunk.set_len(0);

@@ -164,6 +164,7 @@ impl Archetype {
     pub(super) fn release_last_chunk(&mut self) {
         debug_assert!(self.chunks.last().is_some_and(Chunk::is_empty));
         let chunk = self.chunks.pop();
+        self.chunks_changed();
         if self.spare.is_none() {
             self.spare = chunk;
         }

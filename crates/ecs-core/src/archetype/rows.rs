@@ -229,6 +229,7 @@ impl Archetype {
             chunk.chunk_values_mut().mark_used();
         }
         self.chunks.push(chunk);
+        self.chunks_changed();
     }
 
     /// Appends rows a chunk at a time: for each new archetype row, `next` returns the row's
@@ -281,6 +282,7 @@ impl Archetype {
     /// empty and consistent.
     pub(crate) fn clear(&mut self) {
         let chunks = std::mem::take(&mut self.chunks);
+        self.chunks_changed();
         self.len = 0;
         self.rows_epoch += 1;
         if self.columns.iter().all(|c| c.drop.is_none()) {

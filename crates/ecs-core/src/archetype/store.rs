@@ -14,6 +14,7 @@ use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds};
 use crate::chunk_policy::ChunkSizing;
 use crate::chunk_pool::ChunkPool;
+use crate::chunk_set::ChunkSetVersion;
 use crate::component::{ComponentId, Components, TypeIdMap};
 use crate::ids::ArchetypeId;
 use crate::signature::Signature;
@@ -129,6 +130,8 @@ pub struct Archetypes {
     pub(crate) sizing: ChunkSizing,
     /// Where every archetype's chunks get their memory.
     pool: Arc<ChunkPool>,
+    /// Bumped by every archetype's chunk list changes (see `chunk_set`).
+    chunk_set: Arc<ChunkSetVersion>,
     /// The chunk component types every archetype carries (`Archetype` invariant 8).
     chunk_kinds: ChunkKinds,
 }
@@ -141,6 +144,7 @@ impl Archetypes {
             by_signature: HashMap::default(),
             sizing,
             pool: Arc::default(),
+            chunk_set: Arc::default(),
             chunk_kinds: ChunkKinds::from([]),
         };
         let empty = this.get_or_create(Signature::new(), &Components::default());
@@ -151,6 +155,12 @@ impl Archetypes {
     /// Where every archetype's chunks get their memory.
     pub(crate) fn chunk_pool(&self) -> &ChunkPool {
         &self.pool
+    }
+
+    /// The chunk set version (see `chunk_set`).
+    #[inline]
+    pub(crate) fn chunk_set_version(&self) -> u64 {
+        self.chunk_set.get()
     }
 
     /// The archetypes, indexed by [`ArchetypeId::index`].
@@ -191,7 +201,14 @@ impl Archetypes {
     fn make(&self, id: ArchetypeId, signature: &Signature, components: &Components) -> Archetype {
         let infos: Vec<_> = signature.iter().map(|c| components.info(c)).collect();
         let marks: Vec<_> = signature.iter().map(|c| components.row_ticks(c)).collect();
-        let mut archetype = match Archetype::new(id, &infos, &self.sizing, &self.pool, &marks) {
+        let mut archetype = match Archetype::new(
+            id,
+            &infos,
+            &self.sizing,
+            &self.pool,
+            &self.chunk_set,
+            &marks,
+        ) {
             Ok(archetype) => archetype,
             Err(too_large) => panic!("cannot store this archetype: {too_large}"),
         };

@@ -15,6 +15,7 @@ impl Archetype {
         }
         self.marks[col] = want;
         self.any_marks = true;
+        self.chunks_changed();
         let (columns, cap) = (self.columns.len(), self.layout.capacity());
         for chunk in self.chunks.iter_mut().chain(self.spare.as_mut()) {
             chunk.keep_row_ticks(columns, cap, col, want);

@@ -354,6 +354,31 @@ impl World {
         self.relationship_writes
     }
 
+    /// A counter that changes whenever any archetype's list of chunks changes: a chunk added
+    /// (rows past the last chunk's room) or released (its last row gone), the lists emptied
+    /// ([`World::clear`], a snapshot restore), chunk blocks moved ([`World::compact`]), or row
+    /// ticks switched on ([`World::keep_row_ticks`]). Rows added to or removed from a chunk that
+    /// stays, value writes, enable toggles and new (still empty) archetypes leave it alone.
+    ///
+    /// While it is unchanged, every archetype holds the same chunks in the same order, at the
+    /// same addresses: a query state keeps its flat list of chunks to visit against it.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// let mut world = World::new();
+    /// let e = world.spawn((1u32,));
+    /// let before = world.chunk_set_version();
+    /// world.spawn((2u32,)); // room in the chunk `e` is in
+    /// *world.get_mut::<u32>(e).unwrap() = 3;
+    /// assert_eq!(world.chunk_set_version(), before);
+    /// world.spawn((1u64,)); // a new archetype, and its first chunk
+    /// assert_ne!(world.chunk_set_version(), before);
+    /// ```
+    #[inline]
+    pub fn chunk_set_version(&self) -> u64 {
+        self.archetypes.chunk_set_version()
+    }
+
     pub(crate) fn note_relationship_write(&mut self) {
         self.relationship_writes += 1;
     }

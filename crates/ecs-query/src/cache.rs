@@ -34,10 +34,12 @@ where
     F: QueryFilter + 'static,
 {
     let id = world.id();
+    let version = world.chunk_set_version();
     let (cache, archetypes) = world.query_cache_mut();
     let found = match cache.get_mut::<OneShot<Q, F>>() {
         Some(entry) => {
             entry.0.update_from(id, archetypes);
+            entry.0.refresh_chunk_list(version, archetypes);
             true
         }
         None => false,

@@ -271,8 +271,9 @@ macro_rules! write_element {
 
             #[inline(always)]
             unsafe fn fetch(column: &ArchetypeColumn, chunk: &Chunk, tick: Tick) -> NonNull<$T> {
-                // SAFETY: the caller holds the write of `T`'s column this element declared, and
-                // `tick` is the running query's tick (caller contract).
+                // SAFETY: the caller holds the write of `T`'s column this element declared,
+                // `tick` is the running query's tick, and the column was found in the chunk's
+                // archetype (caller contract).
                 unsafe { chunk.mark_changed_unchecked(column.index(), tick) };
                 // SAFETY: the column was found in the chunk's archetype (caller contract).
                 unsafe { column.base(chunk) }

@@ -481,8 +481,9 @@ macro_rules! enabled_element {
             #[inline(always)]
             unsafe fn fetch(column: &EnableColumn, chunk: &Chunk, tick: Tick) -> MaskFetch {
                 if $writes {
-                    // SAFETY: the caller holds the write of `T` this element declared, and
-                    // `tick` is the running query's tick (caller contract).
+                    // SAFETY: the caller holds the write of `T` this element declared, `tick` is
+                    // the running query's tick, and `column` was found in the chunk's archetype
+                    // (caller contract).
                     unsafe { chunk.mark_changed_unchecked(column.col as usize, tick) };
                 }
                 mask_fetch(column, chunk)

@@ -14,6 +14,7 @@
 //! of a run and the state's own entry points; `deprecated` the `_at` forwarders of earlier
 //! releases.
 
+mod chunk_list;
 mod deprecated;
 mod run;
 
@@ -30,6 +31,7 @@ use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::iteration::Iteration;
 use crate::rows::{ChunkRows, RowMask, Rows};
+use chunk_list::{ChunkList, ChunkRecord, MatchedArchetype};
 
 /// The change-tick window of one query run: writes are stamped with `tick`, and change
 /// filters pass what was stamped at or after `last_seen`.
@@ -120,6 +122,8 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     last_seen: Tick,
     /// The chunk loop `for_each` runs.
     iteration: Iteration,
+    /// The chunks of `matched`, flat, for the loops (see `chunk_list`).
+    chunk_list: ChunkList,
 }
 
 impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
@@ -200,6 +204,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             archetypes_seen: 0,
             last_seen: 0,
             iteration: Iteration::Auto,
+            chunk_list: ChunkList::default(),
         };
         state.update_archetypes(world);
         state
@@ -375,9 +380,56 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// If `world` is not the world this state was built for.
     pub fn start_run(&mut self, world: &World) -> RunTicks {
         self.update_archetypes(world);
+        self.refresh_chunk_list(world.chunk_set_version(), world.archetypes());
         let tick = world.advance_tick();
         let last_seen = std::mem::replace(&mut self.last_seen, tick + 1);
         RunTicks { tick, last_seen }
+    }
+
+    /// Brings the chunk list up to date, if a loop has asked for it: `version` is the world's
+    /// chunk set version and `archetypes` its archetypes, which `update_from` has matched.
+    pub(crate) fn refresh_chunk_list(&mut self, version: u64, archetypes: &[Archetype]) {
+        let matched = matched_for_list(
+            &self.matched,
+            &self.prefetch_cols,
+            self.touched.len(),
+            archetypes,
+        );
+        self.chunk_list.refresh(version, matched);
+    }
+
+    /// The chunk list for a loop over `world`: the state's own if current, else one built into
+    /// `scratch` (and the state's is rebuilt at its next run start).
+    #[inline]
+    pub(crate) fn chunk_records<'a>(
+        &'a self,
+        world: &World,
+        scratch: &'a mut Vec<ChunkRecord>,
+    ) -> &'a [ChunkRecord] {
+        let version = world.chunk_set_version();
+        let matched = || {
+            matched_for_list(
+                &self.matched,
+                &self.prefetch_cols,
+                self.touched.len(),
+                world.archetypes(),
+            )
+        };
+        if let Some(records) = self.chunk_list.get(version, self.matched.len()) {
+            // Every change to a chunk list bumps the version: a missed bump shows up here, in
+            // every test run.
+            debug_assert!(
+                {
+                    chunk_list::build(matched(), scratch);
+                    records == scratch.as_slice()
+                },
+                "a chunk list changed without the chunk set version"
+            );
+            return records;
+        }
+        scratch.clear();
+        chunk_list::build(matched(), scratch);
+        scratch
     }
 
     /// Whether the cache is up to date for `world`: built for it, and no archetype was
@@ -398,10 +450,6 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         );
     }
 
-    /// Starts loading the columns this query touches in chunk `i + 1` of `arch`, the `k`-th
-    /// matched archetype, if that chunk exists and the archetype's touched bytes exceed the
-    /// L2 cache (see `prefetch_above`).
-    #[inline(always)]
     /// Chooses the chunk loop `for_each` runs ([`Iteration`]; results never depend on it).
     pub fn set_iteration(&mut self, iteration: Iteration) {
         self.iteration = iteration;
@@ -412,17 +460,26 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.iteration
     }
 
+    /// Starts loading the columns this query touches in chunk `i + 1` of `arch`, the `k`-th
+    /// matched archetype, if that chunk exists and the archetype's touched bytes exceed the
+    /// L2 cache (see `prefetch_above`).
+    #[inline(always)]
     pub(crate) fn prefetch_next(&self, k: usize, arch: &Archetype, i: usize) {
         let Some(next) = arch.chunks().get(i + 1) else {
             return;
         };
-        let cols = self.prefetch_cols(k);
-        let row_bytes: usize = cols.iter().map(|&(_, size)| size as usize).sum();
-        if arch.len() * row_bytes <= prefetch_above() {
-            return;
+        let row_bytes: usize = self.prefetch_cols(k).iter().map(|&(_, s)| s as usize).sum();
+        if arch.len() * row_bytes > prefetch_above() {
+            self.prefetch_chunk(k, next);
         }
-        for &(offset, size) in cols {
-            next.prefetch_column(offset as usize, size as usize);
+    }
+
+    /// Starts loading the columns this query touches in `chunk`, of the `k`-th matched
+    /// archetype (a hint: see [`Chunk::prefetch_column`]).
+    #[inline(always)]
+    pub(crate) fn prefetch_chunk(&self, k: usize, chunk: &Chunk) {
+        for &(offset, size) in self.prefetch_cols(k) {
+            chunk.prefetch_column(offset as usize, size as usize);
         }
     }
 
@@ -552,6 +609,25 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub(crate) fn cached(&self, k: usize) -> &Q::ArchetypeFetch {
         &self.cached[k].0
     }
+}
+
+/// A state's matched archetypes as its chunk list sees them: `matched` and `prefetch_cols` are
+/// the state's fields, `touched` its touched column count, `archetypes` the world's.
+fn matched_for_list<'a>(
+    matched: &'a [ArchetypeId],
+    prefetch_cols: &'a [(u32, u32)],
+    touched: usize,
+    archetypes: &'a [Archetype],
+) -> impl ExactSizeIterator<Item = MatchedArchetype<'a>> + 'a {
+    let prefetch_above = prefetch_above();
+    matched
+        .iter()
+        .enumerate()
+        .map(move |(k, id)| MatchedArchetype {
+            archetype: &archetypes[id.index()],
+            touched: &prefetch_cols[k * touched..(k + 1) * touched],
+            prefetch_above,
+        })
 }
 
 /// The touched bytes of an archetype above which a run prefetches its next chunk: the L2 cache

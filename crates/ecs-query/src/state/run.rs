@@ -4,8 +4,9 @@
 
 use std::any::type_name;
 
-use ecs_core::{Archetype, Chunk, Entity, Tick, World};
+use ecs_core::{Chunk, Entity, Tick, World};
 
+use super::chunk_list::AHEAD;
 use super::{QueryState, RunTicks};
 use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
@@ -235,127 +236,80 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         self.check_world(world);
         let tick = ticks.tick;
         let window = ticks.window();
-        let archetypes = world.archetypes();
+        let streaming = self.iteration().streams();
+        let mut scratch = Vec::new();
+        let records = self.chunk_records(world, &mut scratch);
         let mut mask = RowMask::default();
-        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
-            let arch = &archetypes[id.index()];
+        for (i, record) in records.iter().enumerate() {
+            if let Some(ahead) = records.get(i + AHEAD) {
+                ahead.prefetch();
+            }
+            // SAFETY: `chunk_records` gave a list current for `world`, borrowed for `'w`.
+            let chunk = unsafe { record.chunk(world) };
+            let k = record.k();
+            debug_assert!(k < self.cached.len());
+            // SAFETY: a current list's records name matched archetypes, each with its entry in
+            // `cached` (`ChunkList` invariant; `cached.len() == matched.len()`).
+            let cached = unsafe { &self.cached.get_unchecked(k).0 };
             // Without row ticks, `fetch`'s chunk stamp records the writes (see
             // `Archetype::keeps_row_ticks`); the per-chunk `mark_rows` call is skipped.
-            let marks = arch.keeps_row_ticks();
-            if self.passes_every_row(arch) {
-                if let [chunk] = arch.chunks() {
-                    // One chunk, nothing to prefetch: the common case of small archetypes.
-                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
-                    // its rows are handed out once each; forwarded contract.
+            let marks = record.marks();
+            // SAFETY: as `chunk`.
+            let next = record
+                .next_in_archetype()
+                .then(|| unsafe { records[i + 1].chunk(world) });
+            let all_pass = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
+            let rows = if all_pass {
+                ChunkRows::All
+            } else {
+                self.classify(k, chunk, Some(window), &mut mask)
+            };
+            match rows {
+                ChunkRows::Rejected | ChunkRows::Empty => continue,
+                ChunkRows::All => {
+                    if let Some(next) = next {
+                        if streaming && self.streams(k) {
+                            // SAFETY: `cached` was found in the archetype that owns `chunk`
+                            // (invariant 2); its rows are handed out once each, and
+                            // exclusivity is the caller's contract.
+                            unsafe {
+                                self.run_chunk_streamed::<D>(
+                                    world, k, cached, chunk, next, tick, marks, &mut f,
+                                )
+                            };
+                            continue;
+                        }
+                        if record.prefetch_next() {
+                            self.prefetch_chunk(k, next);
+                        }
+                    }
+                    // SAFETY: `cached` was found in the archetype that owns `chunk`
+                    // (invariant 2); `run_chunk` hands its rows out once each; exclusivity is
+                    // the caller's.
                     unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut f) };
-                } else {
-                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns each chunk
-                    // `for_each_plain` walks, handing every row out once; exclusivity is the
-                    // caller's contract.
-                    unsafe {
-                        self.for_each_plain::<D>(world, k, cached, arch, tick, marks, &mut f)
-                    };
                 }
-                continue;
-            }
-            let streams = self.streams(k);
-            let chunks = arch.chunks();
-            for (i, chunk) in chunks.iter().enumerate() {
-                let rows = self.classify(k, chunk, Some(window), &mut mask);
-                if matches!(rows, ChunkRows::Rejected | ChunkRows::Empty) {
-                    continue;
-                }
-                match chunks.get(i + 1) {
-                    Some(next) if streams && rows == ChunkRows::All => {
-                        // SAFETY: `cached` was found in `arch` (invariant 2), which owns
-                        // `chunk`; its rows are handed out once each, and exclusivity is the
-                        // caller's contract.
-                        unsafe {
-                            self.run_chunk_streamed::<D>(
-                                world, k, cached, chunk, next, tick, marks, &mut f,
-                            )
-                        };
-                        continue;
+                ChunkRows::Masked => {
+                    if let (Some(next), true) = (next, record.prefetch_next()) {
+                        self.prefetch_chunk(k, next);
                     }
-                    _ => self.prefetch_next(k, arch, i),
-                }
-                if rows == ChunkRows::All {
-                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
-                    // `run_chunk` hands its rows out once each; exclusivity is the caller's.
-                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut f) };
-                    continue;
-                }
-                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; only
-                // the rows the mask passes are handed out, once each, below; exclusivity is the
-                // caller's contract.
-                let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
-                let mut at = 0;
-                while let Some((start, end)) = mask.next_run(at) {
-                    if marks {
-                        // SAFETY: `start..end` is within the chunk (the mask has no bits past
-                        // `len`) and its rows are handed out just below, once each.
-                        unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+                    // SAFETY: `cached` was found in the archetype that owns `chunk` (invariant
+                    // 2); only the rows the mask passes are handed out, once each, below;
+                    // exclusivity is the caller's contract.
+                    let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
+                    let mut at = 0;
+                    while let Some((start, end)) = mask.next_run(at) {
+                        if marks {
+                            // SAFETY: `start..end` is within the chunk (the mask has no bits
+                            // past `len`) and its rows are handed out just below, once each.
+                            unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+                        }
+                        for row in start..end {
+                            // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
+                            // are disjoint, so each row is handed out once.
+                            f(unsafe { D::item(&mut fetch, row) });
+                        }
+                        at = end;
                     }
-                    for row in start..end {
-                        // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
-                        // are disjoint, so each row is handed out once.
-                        f(unsafe { D::item(&mut fetch, row) });
-                    }
-                    at = end;
-                }
-            }
-        }
-    }
-
-    /// Whether every row of every chunk of matched archetype `arch` passes: the query has no
-    /// change filter and the archetype no enableable column (so no element can drop a row by
-    /// its enable bit). Such archetypes take [`QueryState::for_each_plain`], which tests
-    /// nothing per chunk.
-    #[inline(always)]
-    pub(crate) fn passes_every_row(&self, arch: &Archetype) -> bool {
-        !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && arch.enableable_columns().is_empty()
-    }
-
-    /// `run_for_each`'s loop over the chunks of an archetype of several chunks where
-    /// [`QueryState::passes_every_row`] holds: fetch, stamp, every row. Kept out of line: its
-    /// prefetch bookkeeping would otherwise be carried through the loop over archetypes, which
-    /// costs the many small one-chunk archetypes of a fragmented world more than a call per
-    /// large archetype costs.
-    ///
-    /// # Safety
-    /// `cached` is the `k`-th matched archetype's fetch and `arch` that archetype; as
-    /// [`QueryState::run_for_each`] for the access `D` declares.
-    #[inline(never)]
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the loop's state, passed down once per archetype"
-    )]
-    unsafe fn for_each_plain<'w, D>(
-        &self,
-        world: &'w World,
-        k: usize,
-        cached: &D::ArchetypeFetch,
-        arch: &'w Archetype,
-        tick: Tick,
-        marks: bool,
-        f: &mut impl FnMut(D::Item<'w>),
-    ) where
-        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
-    {
-        let chunks = arch.chunks();
-        let streams = self.streams(k);
-        for (i, chunk) in chunks.iter().enumerate() {
-            match chunks.get(i + 1) {
-                // SAFETY: `cached` covers every chunk of `arch`, each handed out once here;
-                // forwarded caller contract.
-                Some(next) if streams => unsafe {
-                    self.run_chunk_streamed::<D>(world, k, cached, chunk, next, tick, marks, f)
-                },
-                _ => {
-                    self.prefetch_next(k, arch, i);
-                    // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`;
-                    // `run_chunk` hands its rows out once each; exclusivity is the caller's.
-                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, f) };
                 }
             }
         }
@@ -518,30 +472,36 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         let window = ticks.window();
         let archetypes = world.archetypes();
         let access = &self.access.access;
-        for (k, (id, (cached, _))) in self.matched.iter().zip(&self.cached).enumerate() {
-            let arch = &archetypes[id.index()];
-            if self.passes_every_row(arch) {
-                for (i, chunk) in arch.chunks().iter().enumerate() {
-                    self.prefetch_next(k, arch, i);
-                    // SAFETY: as below; every row of the chunk passes (no mask).
-                    f(unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) });
-                }
-                continue;
+        let mut scratch = Vec::new();
+        let records = self.chunk_records(world, &mut scratch);
+        for (i, record) in records.iter().enumerate() {
+            if let Some(ahead) = records.get(i + AHEAD) {
+                ahead.prefetch();
             }
-            for (i, chunk) in arch.chunks().iter().enumerate() {
-                let mut mask = RowMask::default();
-                let mask = match self.classify(k, chunk, Some(window), &mut mask) {
+            // SAFETY: `chunk_records` gave a list current for `world`, borrowed for `'w`.
+            let chunk = unsafe { record.chunk(world) };
+            let k = record.k();
+            let arch = &archetypes[self.matched[k].index()];
+            let mut mask = RowMask::default();
+            let all_pass = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
+            let mask = if all_pass {
+                None
+            } else {
+                match self.classify(k, chunk, Some(window), &mut mask) {
                     ChunkRows::Rejected | ChunkRows::Empty => continue,
                     ChunkRows::All => None,
                     ChunkRows::Masked if mask.count() == 0 => continue,
                     ChunkRows::Masked => Some(mask),
-                };
-                self.prefetch_next(k, arch, i);
-                // SAFETY: `cached` was found in `arch` (invariant 2), which owns `chunk`; the
-                // view is handed out once per chunk, and exclusivity is the caller's contract.
-                let view = unsafe { ChunkView::new(world, cached, access, arch, chunk, tick) };
-                f(view.with_mask(mask));
+                }
+            };
+            if record.prefetch_next() && record.next_in_archetype() {
+                // SAFETY: as `chunk`.
+                self.prefetch_chunk(k, unsafe { records[i + 1].chunk(world) });
             }
+            // SAFETY: `cached(k)` was found in `arch` (invariant 2), which owns `chunk`; the
+            // view is handed out once per chunk, and exclusivity is the caller's contract.
+            let view = unsafe { ChunkView::new(world, self.cached(k), access, arch, chunk, tick) };
+            f(view.with_mask(mask));
         }
     }
 

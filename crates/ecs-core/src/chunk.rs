@@ -14,19 +14,15 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use smallvec::SmallVec;
-
 use crate::chunk_component::ChunkValues;
 use crate::chunk_layout::{ChunkLayout, CACHE_LINE};
 use crate::chunk_pool::ChunkPool;
+use crate::column_stamps::ColumnStamps;
 use crate::enable::ChunkMasks;
 use crate::entity::Entity;
 use crate::row_ticks::{ChangeWindow, ColumnTicks, RowTicks};
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::Ordering;
 use std::sync::atomic::AtomicU32;
-
-/// Columns whose change ticks a chunk keeps without a separate allocation.
-const INLINE_COLUMNS: usize = 8;
 
 /// How far into a column [`Chunk::prefetch_column`] touches pages. A 16 KiB chunk's columns
 /// lie within it; in a larger chunk the hardware prefetcher has the stream by then, and more
@@ -49,7 +45,7 @@ fn plain(ticks: &[AtomicU32], len: usize) -> &[u32] {
 /// # Invariants
 /// 1. `data` is a slot of `alloc` (`layout.alloc_layout()` for the archetype's `layout`)
 ///    handed out by `pool` and owned by this chunk alone, and
-///    `changed.len() == layout.columns()`; `marks` is empty (no column keeps row ticks) or
+///    `changed` holds `layout.columns()` ticks; `marks` is empty (no column keeps row ticks) or
 ///    has one entry per column, whose arrays hold `layout.capacity()` ticks.
 /// 2. `len <= layout.capacity()`, and rows `0..len` of the entity column and of every component
 ///    column are initialised; rows `len..` are not.
@@ -77,10 +73,10 @@ pub struct Chunk {
     // the alignment starts each chunk of a list on a line).
     data: NonNull<u8>,
     len: usize,
-    /// Per component column, the tick of the last write access. Kept inline for narrow
-    /// archetypes so that iterating an archetype's chunks reads and stamps ticks in the
-    /// contiguous chunk list rather than in one scattered heap block per chunk.
-    changed: SmallVec<[AtomicU64; INLINE_COLUMNS]>,
+    /// Per component column, the tick of the last write access: the first six inline, in
+    /// this first line, so that a writing query stamps a narrow archetype's chunk without
+    /// touching another line of the record or a heap block (`column_stamps`).
+    changed: ColumnStamps,
     alloc: Layout,
     /// The world's pool `data` came from; held so that it outlives this chunk.
     pool: Arc<ChunkPool>,
@@ -120,11 +116,7 @@ impl Chunk {
     /// Heap bytes this chunk owns besides its block: the tick list, once it spills, and the
     /// row ticks of the columns that keep them.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let ticks = if self.changed.spilled() {
-            self.changed.capacity() * size_of::<AtomicU64>()
-        } else {
-            0
-        };
+        let ticks = self.changed.heap_bytes();
         let marks = self.marks.len() * size_of::<ColumnTicks>()
             + self
                 .marks
@@ -149,9 +141,7 @@ impl Chunk {
             len: 0,
             alloc,
             pool: Arc::clone(pool),
-            changed: (0..layout.columns())
-                .map(|_| AtomicU64::new(tick))
-                .collect(),
+            changed: ColumnStamps::new(layout.columns(), tick),
             structural: tick,
             masks: ChunkMasks::default(),
             values: ChunkValues::default(),
@@ -716,14 +706,14 @@ impl Chunk {
     /// ```
     #[inline]
     pub fn changed_tick(&self, col: usize) -> u64 {
-        self.changed[col].load(Ordering::Relaxed)
+        self.changed.load(col)
     }
 
     /// Records a write access to component column `col` at `tick`, through `&mut self`: the
     /// world's own writers (`get_mut`, `insert`, chunk reuse) hold the chunk exclusively.
     #[inline]
     pub(crate) fn mark_changed(&mut self, col: usize, tick: u64) {
-        self.changed[col].store(tick, Ordering::Relaxed);
+        self.changed.get(col).store(tick, Ordering::Relaxed);
     }
 
     /// Records a write access to component column `col` at `tick` through a shared reference:
@@ -783,7 +773,6 @@ impl Chunk {
     /// ```
     #[inline]
     pub unsafe fn mark_changed_unchecked(&self, col: usize, tick: u64) {
-        debug_assert!(col < self.changed.len(), "column {col} out of range");
         // SAFETY: `changed` has one tick per column (invariant 1) and `col` is a column
         // (caller contract).
         unsafe { self.changed.get_unchecked(col) }.store(tick, Ordering::Relaxed);
@@ -860,4 +849,22 @@ pub fn prefetch_line(ptr: *const u8) {
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     let _ = ptr;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Chunk;
+
+    /// What a query reads and stamps of every chunk it visits shares the record's first line
+    /// (the `repr(C)` order and the inline column ticks are sized for it).
+    #[cfg(not(loom))]
+    #[test]
+    fn a_query_run_reads_one_line_of_a_chunk_record() {
+        use crate::column_stamps::INLINE_STAMPS;
+        assert_eq!(std::mem::offset_of!(Chunk, data), 0);
+        assert_eq!(std::mem::offset_of!(Chunk, len), 8);
+        assert_eq!(std::mem::offset_of!(Chunk, changed), 16);
+        assert_eq!(16 + INLINE_STAMPS * 8, 64);
+        assert_eq!(align_of::<Chunk>(), 64);
+    }
 }

@@ -48,6 +48,11 @@ mod chunk_policy;
 #[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
 mod chunk_pool;
 mod chunk_set; // safe: one counter
+#[expect(
+    unsafe_code,
+    reason = "unchecked column tick lookup for the query loop"
+)]
+mod column_stamps;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 /// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.

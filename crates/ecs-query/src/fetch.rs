@@ -628,8 +628,10 @@ pub unsafe trait WorldQuery {
         len: usize,
         f: &mut Func,
     ) {
-        let mut row = 0;
-        while row + 4 <= len {
+        // Counted in fours (`len / 4`, not `row + 4 <= len`): the compiler then needs no
+        // overflow-proof trip count before each chunk's loop.
+        for quad in 0..len / 4 {
+            let row = quad * 4;
             // SAFETY: `row + 3 < len`, and each row is yielded once (caller contract).
             unsafe {
                 f(Self::item(fetch, row));
@@ -637,12 +639,10 @@ pub unsafe trait WorldQuery {
                 f(Self::item(fetch, row + 2));
                 f(Self::item(fetch, row + 3));
             }
-            row += 4;
         }
-        while row < len {
+        for row in len / 4 * 4..len {
             // SAFETY: `row < len`, and each row is yielded once (caller contract).
             f(unsafe { Self::item(fetch, row) });
-            row += 1;
         }
     }
 }

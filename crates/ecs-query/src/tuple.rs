@@ -219,18 +219,19 @@ macro_rules! tuple_query {
                     // stand in for them, and every row below `len` is yielded once.
                     unsafe {
                         let mut fetch = ($($Q::unslice($q),)*);
-                        let mut row = 0;
                         // Four rows per step: four 12-byte values fill three registers.
-                        while ($($Q::ODD_WIDTH ||)* false) && row + 4 <= len {
+                        // Counted as `len / 4` steps (not `row + 4 <= len`), so that the
+                        // compiler needs no overflow-proof trip count before each chunk.
+                        let quads = if $($Q::ODD_WIDTH ||)* false { len / 4 } else { 0 };
+                        for quad in 0..quads {
+                            let row = quad * 4;
                             f(($($Q::item(&mut fetch.$i, row),)*));
                             f(($($Q::item(&mut fetch.$i, row + 1),)*));
                             f(($($Q::item(&mut fetch.$i, row + 2),)*));
                             f(($($Q::item(&mut fetch.$i, row + 3),)*));
-                            row += 4;
                         }
-                        while row < len {
+                        for row in quads * 4..len {
                             f(($($Q::item(&mut fetch.$i, row),)*));
-                            row += 1;
                         }
                     }
                 }

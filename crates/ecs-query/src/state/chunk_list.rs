@@ -109,14 +109,12 @@ impl ChunkRecord {
         self.flags & Self::PREFETCH_NEXT != 0
     }
 
-    /// Asks for what a loop reads to start on this chunk: both lines of its `Chunk` record
-    /// (the tick array's length sits in the second) and the first two lines of its first
+    /// Asks for what a loop reads to start on this chunk: the first line of its `Chunk` record
+    /// (block address, length, the first columns' ticks) and the first two lines of its first
     /// touched column. Hints only, safe for any record, current or not.
     #[inline(always)]
     pub(crate) fn prefetch(&self) {
-        let chunk: *const u8 = self.chunk.as_ptr().cast();
-        prefetch_line(chunk);
-        prefetch_line(chunk.wrapping_add(64));
+        prefetch_line(self.chunk.as_ptr().cast());
         let column: *const u8 = std::ptr::without_provenance(self.first_column);
         prefetch_line(column);
         prefetch_line(column.wrapping_add(64));

@@ -609,6 +609,17 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     pub(crate) fn cached(&self, k: usize) -> &Q::ArchetypeFetch {
         &self.cached[k].0
     }
+
+    /// [`QueryState::cached`] without the bound check.
+    ///
+    /// # Safety
+    /// `k < self.matched.len()` (a chunk list's records name matched archetypes).
+    #[inline(always)]
+    pub(crate) unsafe fn cached_unchecked(&self, k: usize) -> &Q::ArchetypeFetch {
+        debug_assert!(k < self.cached.len());
+        // SAFETY: `cached.len() == matched.len()` (invariant 2) and `k` is below (caller).
+        unsafe { &self.cached.get_unchecked(k).0 }
+    }
 }
 
 /// A state's matched archetypes as its chunk list sees them: `matched` and `prefetch_cols` are

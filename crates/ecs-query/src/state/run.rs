@@ -4,9 +4,9 @@
 
 use std::any::type_name;
 
-use ecs_core::{Chunk, Entity, Tick, World};
+use ecs_core::{ChangeWindow, Chunk, Entity, Tick, World};
 
-use super::chunk_list::AHEAD;
+use super::chunk_list::{ChunkRecord, AHEAD};
 use super::{QueryState, RunTicks};
 use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
@@ -244,74 +244,112 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
             if let Some(ahead) = records.get(i + AHEAD) {
                 ahead.prefetch();
             }
-            // SAFETY: `chunk_records` gave a list current for `world`, borrowed for `'w`.
-            let chunk = unsafe { record.chunk(world) };
-            let k = record.k();
-            debug_assert!(k < self.cached.len());
-            // SAFETY: a current list's records name matched archetypes, each with its entry in
-            // `cached` (`ChunkList` invariant; `cached.len() == matched.len()`).
-            let cached = unsafe { &self.cached.get_unchecked(k).0 };
-            // Without row ticks, `fetch`'s chunk stamp records the writes (see
-            // `Archetype::keeps_row_ticks`); the per-chunk `mark_rows` call is skipped.
-            let marks = record.marks();
-            // SAFETY: as `chunk`.
-            let next = record
-                .next_in_archetype()
-                .then(|| unsafe { records[i + 1].chunk(world) });
-            let all_pass = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
-            let rows = if all_pass {
-                ChunkRows::All
-            } else {
-                self.classify(k, chunk, Some(window), &mut mask)
-            };
-            match rows {
-                ChunkRows::Rejected | ChunkRows::Empty => continue,
-                ChunkRows::All => {
-                    if let Some(next) = next {
-                        if streaming && self.streams(k) {
-                            // SAFETY: `cached` was found in the archetype that owns `chunk`
-                            // (invariant 2); its rows are handed out once each, and
-                            // exclusivity is the caller's contract.
-                            unsafe {
-                                self.run_chunk_streamed::<D>(
-                                    world, k, cached, chunk, next, tick, marks, &mut f,
-                                )
-                            };
-                            continue;
-                        }
-                        if record.prefetch_next() {
-                            self.prefetch_chunk(k, next);
-                        }
-                    }
-                    // SAFETY: `cached` was found in the archetype that owns `chunk`
-                    // (invariant 2); `run_chunk` hands its rows out once each; exclusivity is
-                    // the caller's.
-                    unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, &mut f) };
+            let every_row = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
+            if every_row && !record.next_in_archetype() {
+                // The common case of a small archetype: one chunk (or its last one), every row.
+                // SAFETY: `chunk_records` gave a list current for `world`, borrowed for `'w`.
+                let chunk = unsafe { record.chunk(world) };
+                // SAFETY: `cached(k)` was found in the archetype that owns `chunk` (invariant
+                // 2, the list's invariant); `run_chunk` hands its rows out once each;
+                // exclusivity is the caller's contract.
+                unsafe {
+                    let cached = self.cached_unchecked(record.k());
+                    Self::run_chunk::<D>(world, cached, chunk, tick, record.marks(), &mut f);
                 }
-                ChunkRows::Masked => {
-                    if let (Some(next), true) = (next, record.prefetch_next()) {
-                        self.prefetch_chunk(k, next);
-                    }
-                    // SAFETY: `cached` was found in the archetype that owns `chunk` (invariant
-                    // 2); only the rows the mask passes are handed out, once each, below;
-                    // exclusivity is the caller's contract.
-                    let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
-                    let mut at = 0;
-                    while let Some((start, end)) = mask.next_run(at) {
-                        if marks {
-                            // SAFETY: `start..end` is within the chunk (the mask has no bits
-                            // past `len`) and its rows are handed out just below, once each.
-                            unsafe { D::mark_rows(cached, chunk, start..end, tick) };
-                        }
-                        for row in start..end {
-                            // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs
-                            // are disjoint, so each row is handed out once.
-                            f(unsafe { D::item(&mut fetch, row) });
-                        }
-                        at = end;
-                    }
-                }
+                continue;
             }
+            // SAFETY: as above; `records` is that list and `i` one of its records.
+            unsafe {
+                self.run_record::<D>(
+                    world, records, i, tick, window, streaming, &mut mask, &mut f,
+                )
+            };
+        }
+    }
+
+    /// `run_for_each`'s work on record `i` of `records` where it is not a whole last chunk:
+    /// chunks filtered by change ticks or enable bits, and chunks followed by their archetype's
+    /// next one (prefetched, or streamed). Out of line, so that the loop over many small
+    /// archetypes carries none of its state.
+    ///
+    /// # Safety
+    /// `records` is this state's chunk list, current for `world` (`chunk_records`), and
+    /// `i < records.len()`; as [`QueryState::run_for_each`] for the access `D` declares.
+    #[inline(never)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the loop's state, passed down once per chunk"
+    )]
+    unsafe fn run_record<'w, D>(
+        &self,
+        world: &'w World,
+        records: &[ChunkRecord],
+        i: usize,
+        tick: Tick,
+        window: ChangeWindow,
+        streaming: bool,
+        mask: &mut RowMask,
+        f: &mut impl FnMut(D::Item<'w>),
+    ) where
+        D: WorldQuery<ArchetypeFetch = Q::ArchetypeFetch>,
+    {
+        let record = &records[i];
+        // SAFETY: the list is current for `world`, borrowed for `'w` (caller).
+        let chunk = unsafe { record.chunk(world) };
+        let k = record.k();
+        // SAFETY: the list's records name matched archetypes (its invariant).
+        let cached = unsafe { self.cached_unchecked(k) };
+        // Without row ticks, `fetch`'s chunk stamp records the writes (see
+        // `Archetype::keeps_row_ticks`); the per-chunk `mark_rows` call is skipped.
+        let marks = record.marks();
+        // SAFETY: as `chunk`; a record with a next chunk is followed by it in the list.
+        let next = record
+            .next_in_archetype()
+            .then(|| unsafe { records[i + 1].chunk(world) });
+        let every_row = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
+        let rows = if every_row {
+            ChunkRows::All
+        } else {
+            self.classify(k, chunk, Some(window), mask)
+        };
+        if matches!(rows, ChunkRows::Rejected | ChunkRows::Empty) {
+            return;
+        }
+        if let Some(next) = next {
+            if rows == ChunkRows::All && streaming && self.streams(k) {
+                // SAFETY: `cached` was found in the archetype that owns `chunk` (invariant 2);
+                // its rows are handed out once each, and exclusivity is the caller's contract.
+                unsafe {
+                    self.run_chunk_streamed::<D>(world, k, cached, chunk, next, tick, marks, f)
+                };
+                return;
+            }
+            if record.prefetch_next() {
+                self.prefetch_chunk(k, next);
+            }
+        }
+        if rows == ChunkRows::All {
+            // SAFETY: `cached` was found in the archetype that owns `chunk` (invariant 2);
+            // `run_chunk` hands its rows out once each; exclusivity is the caller's.
+            unsafe { Self::run_chunk::<D>(world, cached, chunk, tick, marks, f) };
+            return;
+        }
+        // SAFETY: `cached` was found in the archetype that owns `chunk` (invariant 2); only the
+        // rows the mask passes are handed out, once each, below; exclusivity is the caller's.
+        let mut fetch = unsafe { D::fetch_in(cached, chunk, tick, world) };
+        let mut at = 0;
+        while let Some((start, end)) = mask.next_run(at) {
+            if marks {
+                // SAFETY: `start..end` is within the chunk (the mask has no bits past `len`)
+                // and its rows are handed out just below, once each.
+                unsafe { D::mark_rows(cached, chunk, start..end, tick) };
+            }
+            for row in start..end {
+                // SAFETY: `row < chunk.len()` (the mask has no bits past it); runs are
+                // disjoint, so each row is handed out once.
+                f(unsafe { D::item(&mut fetch, row) });
+            }
+            at = end;
         }
     }
 

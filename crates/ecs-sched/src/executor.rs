@@ -9,6 +9,8 @@ use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+use crate::clock::{self, Reading};
+
 use ecs_core::World;
 
 use crate::condition::Condition;
@@ -234,7 +236,7 @@ impl Run<'_> {
     /// Runs system `first` and then, on this thread, the first dependent each finish makes
     /// ready; other ready dependents go to `spawn`. `clock` is this worker's last clock
     /// reading (see [`Run::run_one`]).
-    fn run_chain(&self, first: usize, spawn: &impl Fn(usize), clock: &mut Instant) {
+    fn run_chain(&self, first: usize, spawn: &impl Fn(usize), clock: &mut Reading) {
         let run = |local: usize| {
             if !self.abort.load(Ordering::Relaxed) {
                 *clock = self.run_one(self.segment.systems[local], *clock);
@@ -248,19 +250,19 @@ impl Run<'_> {
     /// end. One clock reading per system: a worker's consecutive systems share the reading
     /// between them, so the executor's few steps between two systems count towards the
     /// second.
-    fn run_one(&self, index: usize, start: Instant) -> Instant {
+    fn run_one(&self, index: usize, start: Reading) -> Reading {
         let (result, end) = self.cells[index].claim(|unit| {
             let result = {
-                let _span = crate::trace::system(&self.span, unit.system.name());
+                let _span = crate::trace::system(&self.span, || unit.system.name());
                 // SAFETY: the plan orders every pair of conflicting systems by the union of
                 // each system's and its conditions' accesses, so nothing that runs meanwhile
                 // conflicts with them; all were initialised for `world`.
                 catch_unwind(AssertUnwindSafe(|| unsafe { unit.run_shared(self.world) }))
                     .map_err(|payload| (unit.system.name().to_owned(), payload))
             };
-            let end = Instant::now();
+            let end = clock::now();
             unit.sample
-                .record(end - start, *result.as_ref().unwrap_or(&true));
+                .record(end.since(start), *result.as_ref().unwrap_or(&true));
             (result, end)
         });
         if let Err(panic) = result {
@@ -353,20 +355,20 @@ pub(crate) fn run_segment(
             rayon::in_place_scope(|scope| {
                 fn spawn_in<'s>(scope: &rayon::Scope<'s>, run: &'s Run<'s>, j: usize) {
                     scope.spawn(move |scope| {
-                        let mut clock = Instant::now();
+                        let mut clock = clock::now();
                         run.run_chain(j, &|k| spawn_in(scope, run, k), &mut clock);
                     });
                 }
                 let (run, roots) = (&run, &roots);
                 for batch in batches[1..].iter().cloned() {
                     scope.spawn(move |scope| {
-                        let mut clock = Instant::now();
+                        let mut clock = clock::now();
                         for &root in &roots[batch] {
                             run.run_chain(root, &|k| spawn_in(scope, run, k), &mut clock);
                         }
                     });
                 }
-                let mut clock = Instant::now();
+                let mut clock = clock::now();
                 for &root in &roots[batches[0].clone()] {
                     run.run_chain(root, &|k| spawn_in(scope, run, k), &mut clock);
                 }
@@ -375,7 +377,7 @@ pub(crate) fn run_segment(
         _ => {
             // Single-threaded: a stack instead of a pool; the order stays a valid one.
             let mut ready: Vec<usize> = roots.into_iter().rev().collect();
-            let mut clock = Instant::now();
+            let mut clock = clock::now();
             while let Some(i) = ready.pop() {
                 let spawned = std::cell::RefCell::new(Vec::new());
                 run.run_chain(i, &|j| spawned.borrow_mut().push(j), &mut clock);
@@ -390,7 +392,7 @@ pub(crate) fn run_segment(
 pub(crate) fn run_exclusive(world: &mut World, cell: &mut SystemCell) -> Option<SystemPanic> {
     let start = Instant::now();
     let unit = cell.unit_mut();
-    let _span = crate::trace::system(&crate::trace::current(), unit.system.name());
+    let _span = crate::trace::system(&crate::trace::current(), || unit.system.name());
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut go = true;
         for condition in &mut unit.conditions {

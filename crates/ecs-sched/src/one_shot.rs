@@ -89,7 +89,7 @@ impl OneShot {
             });
         }
         let ran = {
-            let _span = crate::trace::system(&crate::trace::current(), self.system.name());
+            let _span = crate::trace::system(&crate::trace::current(), || self.system.name());
             catch_unwind(AssertUnwindSafe(|| self.system.run_exclusive(world)))
         };
         let mut skipped = Vec::new();

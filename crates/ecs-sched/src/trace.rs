@@ -55,11 +55,13 @@ pub(crate) fn reenter(span: &Parent) -> Entered {
     }
 }
 
-/// The span of one run of the system `name`, under `parent`.
+/// The span of one run of the system `name()` names, under `parent`. The name is asked for
+/// only with the feature on: a system's `name` is a virtual call, once per system per run.
 #[inline(always)]
-pub(crate) fn system(parent: &Parent, name: &str) -> Entered {
+pub(crate) fn system<'a>(parent: &Parent, name: impl FnOnce() -> &'a str) -> Entered {
     #[cfg(feature = "tracing")]
     {
+        let name = name();
         tracing::info_span!(parent: parent, "system", name, thread = rayon::current_thread_index())
             .entered()
     }

@@ -292,6 +292,43 @@ fn a_panicking_hook_leaves_the_world_consistent() {
     world.check_invariants();
 }
 
+/// A value whose `Drop` panics when it holds 13.
+struct Touchy(u32);
+impl Drop for Touchy {
+    fn drop(&mut self) {
+        if self.0 == 13 && !std::thread::panicking() {
+            panic!("dropped an unlucky value");
+        }
+    }
+}
+
+#[test]
+fn commands_of_an_insert_that_panics_after_its_replace_hooks_never_run_later() {
+    // `on_replace` records a command before the insert moves the row; the old value's `Drop`
+    // then panics inside the insert, so the command is never applied: not by this insert, and
+    // not by any later change (the hooks' pending work is parked in the world meanwhile).
+    fn mark(mut world: DeferredWorld<'_>, ctx: HookContext) {
+        world.commands().insert(ctx.entity, (Marked,));
+    }
+    let mut world = World::new();
+    world
+        .set_component_hooks::<Touchy>(ComponentHooks::new().on_replace(mark))
+        .unwrap();
+    let e = world.spawn((Touchy(13),));
+    let r = catch_unwind(AssertUnwindSafe(|| world.insert(e, (Touchy(1),))));
+    assert!(r.is_err(), "the old value's drop panicked");
+    world.check_invariants();
+    assert!(!world.has::<Marked>(e));
+    // Later changes, hooked and not, on this entity and others, run only their own hooks.
+    let f = world.spawn((Plain(1),));
+    world.insert(f, (Touchy(2),)).unwrap();
+    world.remove::<(Plain,)>(f).unwrap();
+    assert!(!world.has::<Marked>(e) && !world.has::<Marked>(f));
+    world.insert(f, (Touchy(3),)).unwrap(); // an overwrite: its own `on_replace` marks `f`
+    assert!(world.has::<Marked>(f) && !world.has::<Marked>(e));
+    world.check_invariants();
+}
+
 #[test]
 fn installing_hooks_is_checked() {
     fn noop(_: DeferredWorld<'_>, _: HookContext) {}

@@ -413,40 +413,47 @@ impl World {
     }
 
     /// Before an insert of `B` when some registered type has hooks: the `on_replace` hooks of
-    /// the types `entity` has, if any type of `B` is hooked. The insert itself is made by the
-    /// caller (one call site keeps the plain insert's code inlined as it was).
+    /// the types `entity` has, if any type of `B` is hooked; what they leave is parked in the
+    /// world for [`World::after_insert`], and the answer is whether anything was. The insert
+    /// itself is made by the caller (one call site keeps the plain insert's code inlined as it
+    /// was).
     #[cold]
     #[inline(never)]
-    pub(crate) fn before_insert<B: Bundle>(&mut self, entity: Entity) -> Option<PendingHooks> {
-        let loc = self.location(entity)?;
+    pub(crate) fn before_insert<B: Bundle>(&mut self, entity: Entity) -> bool {
+        let Some(loc) = self.location(entity) else {
+            return false;
+        };
         let ids = bundle_ids::<B>(&mut self.components);
         if !self.any_hooked(&ids) {
             // `after_insert` is skipped too: the insert registers no type `B` lacks.
             self.components.note_unhooked::<B>();
-            return None;
+            return false;
         }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
         let had = ids.iter().copied().filter(|&id| signature.contains(id));
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, had, false, &mut queue);
-        Some(PendingHooks {
+        self.hook_commands.parked = Some(PendingHooks {
             from: Some(loc.archetype),
             queue,
-        })
+        });
+        true
     }
 
-    /// After an insert of `B` (see [`World::before_insert`]): what the new types require,
-    /// `on_add` for the new types, `on_insert` for all of `B`, then the recorded commands.
-    /// Without `pending`, an insert that registered the first hooked type: those types are new
-    /// to the entity, and no other type of `B` is hooked.
+    /// After an insert of `B` (see [`World::before_insert`], which `parked` what its hooks
+    /// left): what the new types require, `on_add` for the new types, `on_insert` for all of
+    /// `B`, then the recorded commands. Without a parked change, an insert that registered the
+    /// first hooked type: those types are new to the entity, and no other type of `B` is
+    /// hooked.
     #[cold]
     #[inline(never)]
-    pub(crate) fn after_insert<B: Bundle>(
-        &mut self,
-        entity: Entity,
-        pending: Option<PendingHooks>,
-    ) {
+    pub(crate) fn after_insert<B: Bundle>(&mut self, entity: Entity, parked: bool) {
         let ids = bundle_ids::<B>(&mut self.components);
+        let pending = if parked {
+            self.hook_commands.parked.take()
+        } else {
+            None
+        };
         let PendingHooks { from, mut queue } = pending.unwrap_or_default();
         if self.any_hooked(&ids) {
             let added: BundleIds = match from {
@@ -468,31 +475,38 @@ impl World {
 
     /// Before a remove of `B` when some registered type has hooks: `on_replace` then
     /// `on_remove` for the hooked types of `B`, if `entity` has all of them (otherwise the
-    /// remove fails and changes nothing). The caller removes, then finishes the hooks.
+    /// remove fails and changes nothing). What they leave is parked in the world, and the
+    /// answer is whether anything was; the caller removes, then calls
+    /// [`World::after_change`].
     #[cold]
     #[inline(never)]
-    pub(crate) fn before_remove<B: Bundle>(&mut self, entity: Entity) -> Option<PendingHooks> {
-        let loc = self.location(entity)?;
+    pub(crate) fn before_remove<B: Bundle>(&mut self, entity: Entity) -> bool {
+        let Some(loc) = self.location(entity) else {
+            return false;
+        };
         let ids = bundle_ids::<B>(&mut self.components);
         if !self.any_hooked(&ids) {
             self.components.note_unhooked::<B>();
-            return None;
+            return false;
         }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
         if !ids.iter().all(|&id| signature.contains(id)) {
-            return None;
+            return false;
         }
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, ids.iter().copied(), false, &mut queue);
         self.run_hooks(ON_REMOVE, entity, ids.iter().copied(), false, &mut queue);
-        Some(PendingHooks { from: None, queue })
+        self.hook_commands.parked = Some(PendingHooks { from: None, queue });
+        true
     }
 
-    /// After a change whose hooks ran before it: the commands they recorded.
+    /// After a change whose hooks ran before it and parked what they left: the commands they
+    /// recorded.
     #[cold]
     #[inline(never)]
-    pub(crate) fn after_change(&mut self, pending: PendingHooks) {
-        self.finish_hooks(pending.queue);
+    pub(crate) fn after_change(&mut self) {
+        let queue = self.hook_commands.parked.take().unwrap_or_default().queue;
+        self.finish_hooks(queue);
     }
 
     /// Whether `entity` has a type with hooks (a stale handle: no). Without one, its despawn

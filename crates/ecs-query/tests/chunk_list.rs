@@ -196,3 +196,51 @@ fn a_run_started_before_the_chunk_set_changed_still_visits_every_row() {
         (0..10).map(|i| i + 100).sum::<u32>() + (0..50).sum::<u32>() + (10..60).sum::<u32>();
     assert_eq!(sum, want);
 }
+
+/// 64-byte rows, so that an archetype's touched bytes cross the L2 cache at a row count a test
+/// can reach.
+#[derive(Clone, Copy)]
+struct Wide([u8; 64]);
+
+#[test]
+fn rows_crossing_the_prefetch_size_inside_a_chunk_keep_the_list_current() {
+    if cfg!(miri) {
+        return; // a megabyte of rows; the logic is the same at any size
+    }
+    // Loops prefetch the next chunk of an archetype larger than the L2 cache. A kept list
+    // records that per chunk; it must not depend on the row count, which changes without a
+    // chunk set version change (a debug build compares each kept list with a fresh one).
+    let l2 = ecs_core::CacheSizes::detect().l2.unwrap_or(1 << 20);
+    let threshold = l2 / size_of::<Wide>();
+    let mut world = World::with_chunk_size(1 << 20).unwrap();
+    let per_chunk = {
+        let e = world.spawn((Wide([0; 64]),));
+        let arch = world.location(e).unwrap().archetype.index();
+        let capacity = world.archetypes()[arch].layout().capacity();
+        world.despawn(e).unwrap();
+        capacity
+    };
+    let (before, after) = (threshold - 100, threshold + 100);
+    assert_eq!(
+        before / per_chunk,
+        after / per_chunk,
+        "both counts in one chunk"
+    );
+    world
+        .spawn_batch((0..before).map(|_| (Wide([1; 64]),)))
+        .for_each(drop);
+    let mut state = QueryState::<RefRW<Wide>>::new(&mut world);
+    state.for_each(&mut world, |w| w.0[0] += 1); // asks for the list
+    state.for_each(&mut world, |w| w.0[0] += 1); // builds and uses it
+    let version = world.chunk_set_version();
+    world
+        .spawn_batch((before..after).map(|_| (Wide([1; 64]),)))
+        .for_each(drop);
+    assert_eq!(world.chunk_set_version(), version, "no chunk added");
+    let mut n = 0;
+    state.for_each(&mut world, |w| {
+        w.0[0] += 1;
+        n += 1;
+    });
+    assert_eq!(n, after);
+}

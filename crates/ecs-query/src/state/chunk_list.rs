@@ -61,8 +61,8 @@ impl ChunkRecord {
     const MARKS: u32 = 2;
     /// The next record is this archetype's next chunk.
     const NEXT_IN_ARCHETYPE: u32 = 4;
-    /// The archetype's touched bytes exceed the L2 cache: prefetch the next chunk's columns at
-    /// the start of this one (see `QueryState::prefetch_next`).
+    /// The touched bytes of the archetype's chunks, full, exceed the L2 cache: prefetch the
+    /// next chunk's columns at the start of this one (see `QueryState::prefetch_next`).
     const PREFETCH_NEXT: u32 = 8;
 
     /// The chunk.
@@ -200,7 +200,9 @@ pub(crate) fn build<'a>(
         if arch.keeps_row_ticks() {
             flags |= ChunkRecord::MARKS;
         }
-        if arch.len() * row_bytes > m.prefetch_above {
+        // By the chunks' room, not the rows: rows come and go inside a chunk without a version
+        // change, and a kept list must stay what a fresh build gives.
+        if chunks.len() * arch.layout().capacity() * row_bytes > m.prefetch_above {
             flags |= ChunkRecord::PREFETCH_NEXT;
         }
         let first = m

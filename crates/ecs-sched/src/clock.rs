@@ -77,15 +77,28 @@ fn calibrate() -> Option<u64> {
     if !kernel_times_with_tsc() {
         return None;
     }
-    let (start, ticks) = (Instant::now(), counter());
-    let mut elapsed = start.elapsed();
-    while elapsed < CALIBRATION {
+    let (start, start_ticks) = paired()?;
+    while start.elapsed() < CALIBRATION {
         std::hint::spin_loop();
-        elapsed = start.elapsed();
     }
-    let ticks = counter().checked_sub(ticks).filter(|&t| t > 0)?;
-    let nanos = elapsed.as_nanos();
+    let (end, end_ticks) = paired()?;
+    let ticks = end_ticks.checked_sub(start_ticks).filter(|&t| t > 0)?;
+    let nanos = end.duration_since(start).as_nanos();
     u64::try_from((nanos << 32) / u128::from(ticks)).ok()
+}
+
+/// An `Instant` and the counter at the same moment: the counter read just before and just
+/// after the instant, averaged, retried while the two reads lie far apart (the thread was
+/// preempted between them, which would skew the calibration by the time it was away).
+fn paired() -> Option<(Instant, u64)> {
+    // A pair of reads takes about a hundred ticks; a preemption takes millions.
+    const TIGHT: u64 = 100_000;
+    (0..16).find_map(|_| {
+        let before = counter();
+        let now = Instant::now();
+        let after = counter();
+        (after.wrapping_sub(before) < TIGHT).then(|| (now, before + (after - before) / 2))
+    })
 }
 
 /// Whether Linux keeps time with the time-stamp counter (see the module docs).

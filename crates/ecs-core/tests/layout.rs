@@ -118,8 +118,9 @@ fn check_layout(layout: &ChunkLayout, columns: &[ColumnSpec]) {
         "columns end at {end}, past the {size}-byte chunk"
     );
     assert!(fits(cap, columns, size));
-    // A chunk above the default size may give up to 1/256 of its rows for aligned columns.
-    let given_up = if size > CHUNK_SIZE { cap / 255 } else { 0 };
+    // A chunk above the default size may give up to 1/64 of its rows for aligned columns
+    // that start apart within a page.
+    let given_up = if size > CHUNK_SIZE { cap / 63 } else { 0 };
     assert!(
         !fits(cap + given_up + 1, columns, size),
         "capacity {cap} is not maximal for {columns:?} in {size} bytes"

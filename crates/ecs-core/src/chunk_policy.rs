@@ -7,8 +7,9 @@
 //!   (the default, 16 KiB for all) or [`ChunkPolicy::MinRows`] (the smallest power of two that
 //!   holds at least `n` rows). A size set for one component set with
 //!   [`World::set_chunk_size_for`](crate::World::set_chunk_size_for) overrides the policy.
-//!   Every size is a power of two from [`MIN_CHUNK_SIZE`] (4 KiB) to [`MAX_CHUNK_SIZE`] (1 MiB);
-//!   setters return [`WorldError`] outside that range.
+//!   Every size set is a power of two from [`MIN_CHUNK_SIZE`] (4 KiB) to [`MAX_CHUNK_SIZE`]
+//!   (1 MiB); setters return [`WorldError`] outside that range. The large-batch rule
+//!   ([`batch_chunk_size`]) may give other sizes up to 1 MiB, fractions of a pool block.
 //! - **Order.** A [`ColumnOrder`] places the column arrays: in registration order (the
 //!   default), in the order with the least padding, or with chosen columns first.
 //!
@@ -19,7 +20,8 @@
 
 use std::collections::HashMap;
 
-use crate::chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_SIZE};
+use crate::chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+use crate::chunk_pool::BLOCK_BYTES;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::RowTooLarge;
 use crate::error::WorldError;
@@ -43,20 +45,38 @@ pub const MIN_CHUNK_SIZE: usize = 4 * 1024;
 pub const MAX_CHUNK_SIZE: usize = 1024 * 1024;
 
 /// The chunk size a batch of `bytes` of rows (entity ids included) gives the archetype it
-/// creates: an eighth of `bytes`, rounded up to a power of two, from 16 KiB to 1 MiB.
+/// creates: the default 16 KiB up to 128 KiB of rows; above, the fewest chunks of at most
+/// [`MAX_CHUNK_SIZE`] that hold the batch, each sized to the smallest whole fraction of a pool
+/// block (2 MiB / k, on a cache line) that holds its share.
+///
+/// Fewer chunks, because each boundary costs a loop a view, a stamp, a vector loop's tail and
+/// a restart of the CPU's streams; block fractions, because a pool block of `k` such chunks has
+/// no tail that no chunk can use. Such sizes need not be powers of two (those a policy or
+/// [`World::set_chunk_size_for`](crate::World::set_chunk_size_for) sets are).
 ///
 /// ```
 /// # use ecs_core::batch_chunk_size;
 /// assert_eq!(batch_chunk_size(100 << 10), 16 << 10); // small batches: the default
-/// assert_eq!(batch_chunk_size(320 << 10), 64 << 10); // 10,000 rows of 32 bytes
-/// assert_eq!(batch_chunk_size(24 << 20), 1 << 20); // a million: 1 MiB chunks
+/// assert_eq!(batch_chunk_size(320 << 10), (2 << 20) / 6 / 64 * 64); // one chunk, 6 a block
+/// assert_eq!(batch_chunk_size(1_080_000), (2 << 20) / 3 / 64 * 64); // two chunks
+/// assert_eq!(batch_chunk_size(24 << 20), 1 << 20); // a million rows: 1 MiB chunks
 /// ```
 pub fn batch_chunk_size(bytes: usize) -> usize {
-    (bytes / 8)
-        .checked_next_power_of_two()
-        .unwrap_or(MAX_CHUNK_SIZE)
-        .clamp(CHUNK_SIZE, MAX_CHUNK_SIZE)
+    if bytes <= LARGE_BATCH {
+        return CHUNK_SIZE;
+    }
+    let chunks = bytes.div_ceil(MAX_CHUNK_SIZE);
+    let share = bytes.div_ceil(chunks) + PADDING_ROOM;
+    let per_block = (BLOCK_BYTES / share).max(2);
+    (BLOCK_BYTES / per_block / CHUNK_ALIGN * CHUNK_ALIGN).clamp(CHUNK_SIZE, MAX_CHUNK_SIZE)
 }
+
+/// Batches of up to this many bytes of rows keep the default chunk size.
+const LARGE_BATCH: usize = 128 * 1024;
+
+/// Room each batch chunk keeps for the padding that starts its columns on cache lines (and
+/// staggers them across pages: `ChunkLayout`), so that its share of the rows still fits.
+const PADDING_ROOM: usize = 4 * 1024;
 
 /// How a world sizes the chunks of an archetype it creates.
 ///

@@ -295,11 +295,14 @@ fn a_column_alignment_starts_every_array_on_it_and_rows_move_intact() {
 #[test]
 fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_changes() {
     use ecs_core::batch_chunk_size;
-    // 20-byte rows (`Pos` and the entity id): 256 KiB of them ask for 32 KiB chunks; the
-    // rule asks for more than 16 KiB from just past 128 KiB.
+    // 20-byte rows (`Pos` and the entity id): 4 MiB of them ask for 1 MiB chunks, 256 KiB of
+    // them for one chunk of a seventh of a pool block; the rule asks for more than 16 KiB
+    // from just past 128 KiB.
     let large = 4 << 20;
     let rows = large / 20;
-    assert_eq!(batch_chunk_size(rows * 20), 512 << 10);
+    assert_eq!(batch_chunk_size(rows * 20), 1 << 20);
+    let seventh = (2 << 20) / 7 / 64 * 64;
+    assert_eq!(batch_chunk_size(256 << 10), seventh);
     let at_bound = (128 << 10) / 20;
     let batch = |world: &mut World, n: usize| -> Vec<Entity> {
         world
@@ -316,14 +319,15 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
     );
     let mut world = World::new();
     let above = batch(&mut world, at_bound * 2);
-    assert_eq!(
-        chunk_size_of(&world, above[0]),
-        32 * 1024,
-        "256 KiB of rows"
-    );
+    assert_eq!(chunk_size_of(&world, above[0]), seventh, "256 KiB of rows");
+    let chunks_of = |world: &World, e: Entity| {
+        let arch = world.location(e).unwrap().archetype;
+        world.archetypes()[arch.index()].chunks().len()
+    };
+    assert_eq!(chunks_of(&world, above[0]), 1, "the fewest chunks");
     let mut world = World::new();
     let ids = batch(&mut world, rows);
-    assert_eq!(chunk_size_of(&world, ids[0]), 512 << 10);
+    assert_eq!(chunk_size_of(&world, ids[0]), 1 << 20);
     // An existing archetype keeps its size, whatever the next batch.
     let mut small_first = World::new();
     let first = batch(&mut small_first, 10);
@@ -352,7 +356,7 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
     assert_eq!(chunk_size_of(&world, moved), 16 * 1024);
     assert_eq!(world.get::<Pos>(moved).unwrap().0[0], (rows / 2) as f32);
     world.remove::<(Tag,)>(moved).unwrap();
-    assert_eq!(chunk_size_of(&world, moved), 512 << 10);
+    assert_eq!(chunk_size_of(&world, moved), 1 << 20);
     world.despawn(ids[0]).unwrap();
     world.check_invariants();
 

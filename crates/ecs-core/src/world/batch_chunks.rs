@@ -11,9 +11,11 @@
 //!
 //! The rule (applied by `Archetypes::spawn_batch`): in a world made by [`World::new`], a
 //! [`World::spawn_batch`] whose archetype does not exist yet creates it with chunks of
-//! [`batch_chunk_size`] of the batch's rows (entity ids included): an eighth of them rounded up
-//! to a power of two, from 16 KiB to 1 MiB, so a batch spans about eight chunks (one per MiB
-//! past 8 MiB), and at most one chunk's worth is left unused.
+//! [`batch_chunk_size`] of the batch's rows (entity ids included): the fewest chunks of at
+//! most 1 MiB that hold the batch, each the smallest whole fraction of a 2 MiB pool block that
+//! holds its share (so the block has no unusable tail; such sizes need not be powers of two).
+//! 10,000 rows of 108 bytes take two chunks of a third of a block, a million rows of 24 bytes
+//! 1 MiB chunks. What is left unused is the last chunk's room, as in a `Vec` that grew.
 //! Batches of up to 128 KiB of rows keep 16 KiB chunks. The size is set as
 //! [`World::set_chunk_size_for`] would set it, once, at the archetype's creation; archetypes of
 //! different sizes mix freely. A world with a chosen policy ([`World::with_chunk_policy`],

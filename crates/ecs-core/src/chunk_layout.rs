@@ -228,7 +228,7 @@ impl ChunkLayout {
 
     /// The rows and cache-line column offsets of a large chunk whose column starts lie apart
     /// within a 4 KiB page, giving up at most 1/64 of `capacity` for it; `None` if that is
-    /// not enough.
+    /// not enough, or if some column has no such place (its alignment is a page or more).
     ///
     /// Why: a loop that writes one column while it reads another stalls whenever a load's
     /// address matches a pending store's in its low 12 bits (the CPU guesses a dependency from
@@ -244,7 +244,7 @@ impl ChunkLayout {
         row_bytes: usize,
     ) -> Option<(usize, Box<[usize]>)> {
         let streams = 1 + columns.iter().filter(|c| c.size > 0).count();
-        let gap = (PAGE / streams).min(2 * 512) / 2;
+        let gap = (PAGE / streams / 2).min(512);
         let mut starts = Vec::with_capacity(streams);
         let mut rows = capacity;
         // Each pass drops the rows the last one overflowed by; the padding moves as the
@@ -253,19 +253,24 @@ impl ChunkLayout {
         for _ in 0..64 {
             starts.clear();
             starts.push(0);
+            let mut crowded = false;
             let (offsets, end) = Self::place(rows, columns, CACHE_LINE, |mut start, step| {
                 let first = start;
                 while starts.iter().any(|&s| page_distance(start, s) < gap) {
                     start += step;
                     if start - first >= PAGE {
-                        // No room between the others (many columns): keep the first place.
-                        start = first;
+                        // No place apart from the others (a page-aligned column): no rows are
+                        // given up for a layout that does not have the property.
+                        crowded = true;
                         break;
                     }
                 }
                 starts.push(start);
                 start
             });
+            if crowded {
+                return None;
+            }
             if end <= chunk_size {
                 return Some((rows, offsets));
             }

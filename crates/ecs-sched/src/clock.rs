@@ -96,8 +96,8 @@ fn paired() -> Option<(Instant, u64)> {
     (0..16).find_map(|_| {
         let before = counter();
         let now = Instant::now();
-        let after = counter();
-        (after.wrapping_sub(before) < TIGHT).then(|| (now, before + (after - before) / 2))
+        let took = counter().wrapping_sub(before);
+        (took < TIGHT).then(|| (now, before + took / 2))
     })
 }
 

@@ -302,10 +302,11 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
         // Without row ticks, `fetch`'s chunk stamp records the writes (see
         // `Archetype::keeps_row_ticks`); the per-chunk `mark_rows` call is skipped.
         let marks = record.marks();
-        // SAFETY: as `chunk`; a record with a next chunk is followed by it in the list.
-        let next = record
-            .next_in_archetype()
-            .then(|| unsafe { records[i + 1].chunk(world) });
+        let next = record.next_in_archetype().then(|| {
+            // SAFETY: as `chunk` (the list is current for `world`, borrowed for `'w`); a record
+            // with a next chunk is followed by that chunk's record (the list's invariant).
+            unsafe { records[i + 1].chunk(world) }
+        });
         let every_row = !Self::CHUNK_FILTERED && !Self::ROW_FILTERED && record.no_enable_bits();
         let rows = if every_row {
             ChunkRows::All

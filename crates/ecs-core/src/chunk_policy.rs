@@ -4,12 +4,14 @@
 //! insert, remove or restore into that component set); existing archetypes keep their layout.
 //!
 //! - **Size.** A [`ChunkPolicy`] gives the size for every archetype: [`ChunkPolicy::Fixed`]
-//!   (the default, 16 KiB for all) or [`ChunkPolicy::MinRows`] (the smallest power of two that
-//!   holds at least `n` rows). A size set for one component set with
+//!   (the default, 16 KiB for all, whatever the order in which rows arrive),
+//!   [`ChunkPolicy::MinRows`] (the smallest power of two that holds at least `n` rows) or,
+//!   only where a user asks for it, [`ChunkPolicy::FitBatch`] (16 KiB, except an archetype
+//!   one large `spawn_batch` creates, which gets [`batch_chunk_size`]: up to 1 MiB, a fraction
+//!   of a pool block). A size set for one component set with
 //!   [`World::set_chunk_size_for`](crate::World::set_chunk_size_for) overrides the policy.
 //!   Every size set is a power of two from [`MIN_CHUNK_SIZE`] (4 KiB) to [`MAX_CHUNK_SIZE`]
-//!   (1 MiB); setters return [`WorldError`] outside that range. The large-batch rule
-//!   ([`batch_chunk_size`]) may give other sizes up to 1 MiB, fractions of a pool block.
+//!   (1 MiB); setters return [`WorldError`] outside that range.
 //! - **Order.** A [`ColumnOrder`] places the column arrays: in registration order (the
 //!   default), in the order with the least padding, or with chosen columns first.
 //!
@@ -45,7 +47,7 @@ pub const MIN_CHUNK_SIZE: usize = 4 * 1024;
 pub const MAX_CHUNK_SIZE: usize = 1024 * 1024;
 
 /// The chunk size a batch of `bytes` of rows (entity ids included) gives the archetype it
-/// creates: the default 16 KiB up to 128 KiB of rows; above, the fewest chunks of at most
+/// creates under [`ChunkPolicy::FitBatch`]: the default 16 KiB up to 128 KiB of rows; above, the fewest chunks of at most
 /// [`MAX_CHUNK_SIZE`] that hold the batch, each sized to the smallest whole fraction of a pool
 /// block (2 MiB / k, on a cache line) that holds its share.
 ///
@@ -96,6 +98,28 @@ pub enum ChunkPolicy {
     /// The smallest power of two from 4 KiB that holds at least this many rows (at least 1);
     /// 1 MiB if even that holds fewer.
     MinRows(usize),
+    /// 16 KiB chunks, except for an archetype that one [`World::spawn_batch`] of more than
+    /// 128 KiB of rows creates: that one gets [`batch_chunk_size`] of the batch (the fewest
+    /// chunks of at most 1 MiB, each a whole fraction of a 2 MiB pool block).
+    ///
+    /// What it buys: fewer chunk boundaries in a loop over a big batch (each costs a view, a
+    /// stamp, a vector loop's tail and a restart of the CPU's streams). What it costs: the
+    /// layout then depends on history (the same rows spawned one by one get 16 KiB chunks),
+    /// and everything kept per chunk (chunk components, enable words, chunk change ticks,
+    /// `Changed<T>` chunk skipping, the unit a parallel loop hands a thread, compaction)
+    /// becomes as coarse as the chunk. Opt-in only; [`World::new`] never does it.
+    ///
+    /// ```
+    /// # use ecs_core::{ChunkPolicy, World};
+    /// let mut world = World::with_chunk_policy(ChunkPolicy::FitBatch).unwrap();
+    /// world.spawn_batch((0..300_000u64).map(|i| (i, i as f64))).for_each(drop);
+    /// let arch = world.archetypes().iter().find(|a| a.len() == 300_000).unwrap();
+    /// assert_eq!(arch.layout().chunk_size(), 1 << 20); // 7.2 MB of rows
+    /// ```
+    ///
+    /// [`World::spawn_batch`]: crate::World::spawn_batch
+    /// [`World::new`]: crate::World::new
+    FitBatch,
 }
 
 impl Default for ChunkPolicy {
@@ -121,7 +145,7 @@ impl ChunkPolicy {
         match self {
             Self::Fixed(bytes) => check_size(bytes).map(|_| self),
             Self::MinRows(0) => Err(WorldError::ZeroMinRows),
-            Self::MinRows(_) => Ok(self),
+            Self::MinRows(_) | Self::FitBatch => Ok(self),
         }
     }
 }
@@ -257,8 +281,6 @@ pub(crate) struct ChunkSizing {
     /// beyond the types' own alignment).
     pub(crate) column_align: usize,
     pub(crate) overrides: HashMap<Signature, usize, ahash::RandomState>,
-    /// Whether a large batch sizes its new archetype's chunks (`world::batch_chunks`).
-    pub(crate) large_batches: bool,
 }
 
 impl ChunkSizing {
@@ -270,18 +292,20 @@ impl ChunkSizing {
         }
     }
 
-    /// The chunk size the large-batch rule (`world::batch_chunks`) gives a new archetype
-    /// whose rows take `row_bytes` when a batch of `rows` creates it, if the rule applies and
-    /// changes anything.
+    /// The chunk size [`ChunkPolicy::FitBatch`] gives a new archetype whose rows take
+    /// `row_bytes` when a batch of `rows` creates it, if the world has that policy and the
+    /// batch changes anything.
     pub(crate) fn for_batch(
         &self,
         signature: &Signature,
         row_bytes: usize,
         rows: usize,
     ) -> Option<usize> {
+        if self.policy != ChunkPolicy::FitBatch || self.overrides.contains_key(signature) {
+            return None;
+        }
         let bytes = batch_chunk_size(rows.saturating_mul(row_bytes));
-        (self.large_batches && bytes > CHUNK_SIZE && !self.overrides.contains_key(signature))
-            .then_some(bytes)
+        (bytes > CHUNK_SIZE).then_some(bytes)
     }
 
     /// Sizes `signature`'s archetype `bytes` (already checked) when it is created.
@@ -314,6 +338,8 @@ impl ChunkSizing {
         let (sizes, min_rows) = match (self.overrides.get(&signature), self.policy) {
             (Some(&bytes), _) | (None, ChunkPolicy::Fixed(bytes)) => (bytes..=bytes, 1),
             (None, ChunkPolicy::MinRows(n)) => (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE, n),
+            // A batch's size is set as an override when the batch creates the archetype.
+            (None, ChunkPolicy::FitBatch) => (CHUNK_SIZE..=CHUNK_SIZE, 1),
         };
         let mut best = None;
         let mut size = *sizes.start();

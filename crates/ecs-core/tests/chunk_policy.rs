@@ -289,11 +289,11 @@ fn a_column_alignment_starts_every_array_on_it_and_rows_move_intact() {
     assert_eq!(aligned.column_alignment(), 64);
 }
 
-/// The large-batch rule (`world/batch_chunks.rs`): a batch of more than 128 KiB of rows
-/// creates its archetype with `batch_chunk_size` chunks in a default world, and in no other
-/// case; rows, moves and snapshots work across the two sizes.
+/// `ChunkPolicy::FitBatch`: a batch of more than 128 KiB of rows creates its archetype with
+/// `batch_chunk_size` chunks in a world that asked for the policy, and in no other case (a
+/// default world keeps 16 KiB); rows, moves and snapshots work across the two sizes.
 #[test]
-fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_changes() {
+fn a_large_batch_creates_its_archetype_with_large_chunks_only_under_fit_batch() {
     use ecs_core::batch_chunk_size;
     // 20-byte rows (`Pos` and the entity id): 4 MiB of them ask for 1 MiB chunks, 256 KiB of
     // them for one chunk of a seventh of a pool block; the rule asks for more than 16 KiB
@@ -310,14 +310,15 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
             .collect()
     };
 
-    let mut world = World::new();
+    let fit = || World::with_chunk_policy(ChunkPolicy::FitBatch).unwrap();
+    let mut world = fit();
     let below = batch(&mut world, at_bound);
     assert_eq!(
         chunk_size_of(&world, below[0]),
         16 * 1024,
         "128 KiB of rows"
     );
-    let mut world = World::new();
+    let mut world = fit();
     let above = batch(&mut world, at_bound * 2);
     assert_eq!(chunk_size_of(&world, above[0]), seventh, "256 KiB of rows");
     let chunks_of = |world: &World, e: Entity| {
@@ -325,11 +326,18 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
         world.archetypes()[arch.index()].chunks().len()
     };
     assert_eq!(chunks_of(&world, above[0]), 1, "the fewest chunks");
-    let mut world = World::new();
+    let mut default = World::new();
+    let e = batch(&mut default, rows)[0];
+    assert_eq!(
+        chunk_size_of(&default, e),
+        16 * 1024,
+        "the default is fixed"
+    );
+    let mut world = fit();
     let ids = batch(&mut world, rows);
     assert_eq!(chunk_size_of(&world, ids[0]), 1 << 20);
     // An existing archetype keeps its size, whatever the next batch.
-    let mut small_first = World::new();
+    let mut small_first = fit();
     let first = batch(&mut small_first, 10);
     batch(&mut small_first, rows);
     assert_eq!(chunk_size_of(&small_first, first[0]), 16 * 1024);
@@ -337,15 +345,15 @@ fn a_large_batch_creates_its_archetype_with_large_chunks_and_nothing_else_change
     let mut chosen = World::with_chunk_size(16 * 1024).unwrap();
     let e = batch(&mut chosen, rows)[0];
     assert_eq!(chunk_size_of(&chosen, e), 16 * 1024);
-    let mut set = World::new();
+    let mut set = fit();
     set.set_chunk_policy(ChunkPolicy::Fixed(16 * 1024)).unwrap();
     let e = batch(&mut set, rows)[0];
     assert_eq!(chunk_size_of(&set, e), 16 * 1024);
-    let mut off = World::new();
+    let mut off = fit();
     off.set_large_batch_chunks(false);
     let e = batch(&mut off, rows)[0];
     assert_eq!(chunk_size_of(&off, e), 16 * 1024);
-    let mut sized = World::new();
+    let mut sized = fit();
     sized.set_chunk_size_for::<(Pos,)>(64 * 1024).unwrap();
     let e = batch(&mut sized, rows)[0];
     assert_eq!(chunk_size_of(&sized, e), 64 * 1024);

@@ -247,6 +247,7 @@ pub fn policy_label(policy: ChunkPolicy) -> String {
         ChunkPolicy::Fixed(bytes) if bytes % 1024 == 0 => format!("{} KiB", bytes >> 10),
         ChunkPolicy::Fixed(bytes) => format!("{bytes} B"),
         ChunkPolicy::MinRows(rows) => format!("min-rows {rows}"),
+        ChunkPolicy::FitBatch => "fit-batch".to_owned(),
         other => format!("{other:?}"),
     }
 }

@@ -218,9 +218,9 @@ impl Archetypes {
         archetype
     }
 
-    /// The large-batch rule (`world::batch_chunks`): archetype `id`, created empty by the
-    /// batch about to fill it with `rows` rows, is made again with the chunk size the rule
-    /// picks. Nothing has seen its layout yet (no row, no query run since its creation); its
+    /// [`ChunkPolicy::FitBatch`](crate::ChunkPolicy::FitBatch): archetype `id`, created empty
+    /// by the batch about to fill it with `rows` rows, is made again with the chunk size the
+    /// policy picks for the batch. Nothing has seen its layout yet (no row, no query run since its creation); its
     /// edges name columns by index, which the chunk size does not change.
     #[cold]
     pub(crate) fn size_for_batch(&mut self, id: ArchetypeId, rows: usize, components: &Components) {

@@ -265,8 +265,8 @@ impl Default for World {
 }
 
 impl World {
-    /// An empty world with 16 KiB chunks (and larger ones for an archetype a large batch
-    /// creates: see [`World::large_batch_chunks`]).
+    /// An empty world with 16 KiB chunks for every archetype, however its rows arrive
+    /// (batch-fitted chunks are the opt-in [`ChunkPolicy::FitBatch`]).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -275,10 +275,7 @@ impl World {
     /// assert_eq!(world.chunk_size(), 16 * 1024);
     /// ```
     pub fn new() -> Self {
-        Self::build(ChunkSizing {
-            large_batches: true,
-            ..ChunkSizing::fixed(CHUNK_SIZE)
-        })
+        Self::build(ChunkSizing::fixed(CHUNK_SIZE))
     }
 
     /// An empty world whose chunks are `bytes` long.

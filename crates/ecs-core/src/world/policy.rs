@@ -46,8 +46,6 @@ impl World {
     pub fn set_chunk_policy(&mut self, policy: ChunkPolicy) -> Result<(), WorldError> {
         let sizing = &mut self.parts_mut().2.sizing;
         sizing.policy = policy.validate()?;
-        // A chosen policy is kept to: no large-batch exception (`world::batch_chunks`).
-        sizing.large_batches = false;
         Ok(())
     }
 

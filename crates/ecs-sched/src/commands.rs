@@ -71,8 +71,22 @@ impl CommandQueue {
     /// queue.apply(&mut world, "doc", &mut errors);
     /// assert_eq!((world.len(), errors.len(), queue.len()), (0, 1, 0));
     /// ```
+    ///
+    /// From an `OnReplace` / `OnRemove` observer, which runs before its change while the old
+    /// value can be read ([`World::is_deferring`]), the commands are handed to
+    /// [`World::defer`] instead: they run once that change completes, and failures are skipped
+    /// without a report (the change's caller has no list to take them).
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
         self.lane = None;
+        if world.is_deferring() && !self.commands.is_empty() {
+            let commands = std::mem::take(&mut self.commands);
+            world.defer(move |world| {
+                for command in commands {
+                    let _ = command(world);
+                }
+            });
+            return;
+        }
         while let Some(command) = self.commands.pop_front() {
             if let Err((command, entity, reason)) = command(world) {
                 errors.push(CommandError {

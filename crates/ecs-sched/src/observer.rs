@@ -7,10 +7,12 @@
 //! entity with [`ObserveExt::trigger_on`] or [`Commands::trigger_on`].
 //!
 //! Order (see `ecs_core`'s `world/observers.rs`): the observers of one event run in
-//! registration order; lifecycle observers run once the structural change completes, after
-//! the change's hooks, in the order of the changes, so those raised while a sync point applies
-//! commands follow the commands' order, whatever the thread count. An observer's commands are
-//! applied when it returns. An observer that triggers its own event (directly or through
+//! registration order, each after its component's hook for the change; [`OnReplace`] and
+//! [`OnRemove`] observers run *before* the change and read the old value, their commands
+//! applied once the change completes; [`OnAdd`] and [`OnInsert`] observers run once it has
+//! completed. Changes happen in the order of the commands that make them, so observers raised
+//! while a sync point applies commands follow the commands' order, whatever the thread count.
+//! An observer's commands are otherwise applied when it returns. An observer that triggers its own event (directly or through
 //! others) is skipped for that nested event (a registered system does not run inside itself).
 
 use std::any::TypeId;
@@ -74,14 +76,15 @@ lifecycle_event!(
     Insert
 );
 lifecycle_event!(
-    /// A `T` of the entity was overwritten or removed; observed after the change, so the old
-    /// value is gone (a component hook's `on_replace` reads it).
+    /// A `T` of the entity is about to be overwritten or removed; observed before the change,
+    /// so the old value can be read. The observer's commands run once the change completes.
     OnReplace,
     Replace
 );
 lifecycle_event!(
-    /// The entity lost its `T` (remove, take, despawn); observed after the change, so the value
-    /// (and, on a despawn, the entity) is gone (a component hook's `on_remove` reads it).
+    /// The entity is about to lose its `T` (remove, take, despawn, `clear`); observed before the
+    /// change, so the value (and on a despawn the whole entity) can be read. The observer's
+    /// commands run once the change completes.
     OnRemove,
     Remove
 );

@@ -23,7 +23,7 @@ fn log(world: &World) -> Vec<String> {
 }
 
 #[test]
-fn lifecycle_observers_run_after_the_change_in_registration_order() {
+fn lifecycle_observers_run_in_registration_order_replace_and_remove_before_the_change() {
     let mut world = World::new();
     world.insert_resource(Log::default());
     fn hook(world: DeferredWorld<'_>, ctx: HookContext) {
@@ -43,7 +43,7 @@ fn lifecycle_observers_run_after_the_change_in_registration_order() {
     world.add_observer(|_: Trigger<OnInsert<Hp>>, mut l: ResMut<Log>| l.0.push("insert".into()));
     world.add_observer(
         |t: Trigger<OnReplace<Hp>>, q: Query<RefRO<Hp>>, mut l: ResMut<Log>| {
-            // After the change: an overwrite shows the new value, a removal none.
+            // Before the change: an overwrite and a removal both show the old value.
             let now = q.get(t.entity()).ok().map(|h| h.0);
             l.0.push(format!("replace {now:?}"));
         },
@@ -56,12 +56,15 @@ fn lifecycle_observers_run_after_the_change_in_registration_order() {
     assert_eq!(log(&world), ["add#1 3", "add#2", "insert"]);
     world.resource_mut::<Log>().0.clear();
     world.insert(e, (Hp(4),)).unwrap();
-    assert_eq!(log(&world), ["replace Some(4)", "insert"]);
+    assert_eq!(log(&world), ["replace Some(3)", "insert"]);
     world.resource_mut::<Log>().0.clear();
     world.despawn(e).unwrap();
     assert_eq!(
         log(&world),
-        ["replace None".to_string(), format!("remove {}", e.index())]
+        [
+            "replace Some(4)".to_string(),
+            format!("remove {}", e.index())
+        ]
     );
     world.check_invariants();
 }

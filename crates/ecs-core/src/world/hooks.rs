@@ -13,6 +13,12 @@
 //!   `on_remove` for each type lost, the value still readable (bundle order for remove,
 //!   component-id order for despawn).
 //!
+//! Observers of a type follow its hook for the same change: `OnReplace` / `OnRemove` ones at
+//! once, before the change, with the old value readable (what they hand to [`World::defer`],
+//! as `ecs_sched` does with their commands, runs after the change); `OnAdd` / `OnInsert` ones
+//! after the change, from the queue below. One thread holds `&mut World` throughout, so the
+//! order is the same on any thread count.
+//!
 //! Restore and compaction run no hooks: compaction moves no component, and a restore puts
 //! back a state in which hooks already ran (a snapshot holds both sides of every
 //! relationship); state a hook keeps outside the world must be rolled back with it.
@@ -316,16 +322,18 @@ impl World {
     }
 
     /// Runs the `kind` hook of each of `ids` that has one, in order, each followed by the
-    /// observers of that change (queued: they run once the change is complete).
+    /// observers of that change: at once for `Replace` / `Remove` (the value is still there to
+    /// read; what they [`defer`](World::defer) joins `queue`), queued for `Add` / `Insert` (they
+    /// run once the change is complete).
     fn run_hooks(
-        &self,
+        &mut self,
         kind: Lifecycle,
         entity: Entity,
-        ids: impl IntoIterator<Item = ComponentId>,
+        ids: &[ComponentId],
         despawning: bool,
         queue: &mut Vec<HookCommand>,
     ) {
-        for component in ids {
+        for &component in ids {
             let info = self.components.info(component);
             if !info.has_hooks() {
                 continue;
@@ -347,9 +355,13 @@ impl World {
             }
             if self.observes(kind, type_id) {
                 let key = ObserverKey::Lifecycle(kind, type_id);
-                queue.push(Box::new(move |world: &mut World| {
-                    world.run_observers(key, entity);
-                }));
+                if matches!(kind, Lifecycle::Replace | Lifecycle::Remove) {
+                    self.run_observers_before_change(key, entity, queue);
+                } else {
+                    queue.push(Box::new(move |world: &mut World| {
+                        world.run_observers(key, entity);
+                    }));
+                }
             }
         }
     }
@@ -400,14 +412,8 @@ impl World {
         let mut queue = Vec::new();
         for &entity in entities {
             self.insert_required(entity, added);
-            self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
-            self.run_hooks(
-                ON_INSERT,
-                entity,
-                written.iter().copied(),
-                false,
-                &mut queue,
-            );
+            self.run_hooks(ON_ADD, entity, added, false, &mut queue);
+            self.run_hooks(ON_INSERT, entity, written, false, &mut queue);
         }
         self.finish_hooks(queue);
     }
@@ -430,11 +436,16 @@ impl World {
             return false;
         }
         let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
-        let had = ids.iter().copied().filter(|&id| signature.contains(id));
+        let had: BundleIds = ids
+            .iter()
+            .copied()
+            .filter(|&id| signature.contains(id))
+            .collect();
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, had, false, &mut queue);
+        self.run_hooks(ON_REPLACE, entity, &had, false, &mut queue);
+        // Looked up again: an `OnReplace` observer may have changed the entity directly.
         self.hook_commands.parked = Some(PendingHooks {
-            from: Some(loc.archetype),
+            from: self.location(entity).map(|loc| loc.archetype),
             queue,
         });
         true
@@ -467,8 +478,8 @@ impl World {
                 None => ids.clone(),
             };
             self.insert_required(entity, &added);
-            self.run_hooks(ON_ADD, entity, added.iter().copied(), false, &mut queue);
-            self.run_hooks(ON_INSERT, entity, ids.iter().copied(), false, &mut queue);
+            self.run_hooks(ON_ADD, entity, &added, false, &mut queue);
+            self.run_hooks(ON_INSERT, entity, &ids, false, &mut queue);
         }
         self.finish_hooks(queue);
     }
@@ -494,8 +505,8 @@ impl World {
             return false;
         }
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, ids.iter().copied(), false, &mut queue);
-        self.run_hooks(ON_REMOVE, entity, ids.iter().copied(), false, &mut queue);
+        self.run_hooks(ON_REPLACE, entity, &ids, false, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, &ids, false, &mut queue);
         self.hook_commands.parked = Some(PendingHooks { from: None, queue });
         true
     }
@@ -575,9 +586,13 @@ impl World {
             return self.despawn_plain(entity);
         }
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, hooked.iter().copied(), true, &mut queue);
-        self.run_hooks(ON_REMOVE, entity, hooked.iter().copied(), true, &mut queue);
-        self.despawn_plain(entity)?;
+        self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
+        // An observer that despawned the entity itself (with `&mut World`, not `defer`) has
+        // done what was asked; the queue still runs.
+        if self.contains(entity) {
+            self.despawn_plain(entity)?;
+        }
         self.finish_hooks(queue);
         Ok(())
     }
@@ -586,8 +601,8 @@ impl World {
     /// archetype by archetype; their commands run after the clear.
     #[cold]
     #[inline(never)]
-    pub(crate) fn hooks_before_clear(&self) -> Vec<HookCommand> {
-        let mut queue = Vec::new();
+    pub(crate) fn hooks_before_clear(&mut self) -> Vec<HookCommand> {
+        let mut doomed: Vec<(Entity, SmallVec<[ComponentId; 4]>)> = Vec::new();
         for arch in self.archetypes.as_slice() {
             let hooked: SmallVec<[ComponentId; 4]> = arch
                 .signature()
@@ -598,11 +613,13 @@ impl World {
                 continue;
             }
             for chunk in arch.chunks() {
-                for &entity in chunk.entities() {
-                    self.run_hooks(ON_REPLACE, entity, hooked.iter().copied(), true, &mut queue);
-                    self.run_hooks(ON_REMOVE, entity, hooked.iter().copied(), true, &mut queue);
-                }
+                doomed.extend(chunk.entities().iter().map(|&e| (e, hooked.clone())));
             }
+        }
+        let mut queue = Vec::new();
+        for (entity, hooked) in doomed {
+            self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
+            self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
         }
         queue
     }

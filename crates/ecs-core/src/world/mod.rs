@@ -256,6 +256,9 @@ struct HookQueue {
     /// there, across the inlined row move, it cost `add_remove_wide` 8 % in a world without
     /// hooks (register spills in the column copy loop).
     parked: Option<hooks::PendingHooks>,
+    /// While `OnReplace` / `OnRemove` observers run (before their change): the commands they
+    /// hand to [`World::defer`], which join the change's queue when they return.
+    deferred: Option<Vec<HookCommand>>,
 }
 
 impl Default for World {
@@ -682,7 +685,9 @@ impl World {
     }
 
     /// Despawns every entity and drops every component; resources stay. Old handles stop
-    /// resolving (their slots' generations are bumped).
+    /// resolving (their slots' generations are bumped). `OnReplace` / `OnRemove` observers run
+    /// first, for every entity; entities they spawn then are cleared with the rest (their
+    /// deferred spawns find their ids gone and do nothing).
     ///
     /// # Panics
     /// If a component's `Drop` panics, the panic is passed on after every archetype has been

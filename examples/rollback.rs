@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use bytemuck::{Pod, Zeroable};
+// `Pod` and `Zeroable` are bytemuck's derives, through the prelude: no bytemuck dependency.
 use ecs::prelude::*;
 
 /// Where a ship or a shot is.

@@ -10,6 +10,10 @@
 //! itself, so that `#[bundle]` fields can be flattened in place and no tuple arity limits the
 //! field count (see `bundle.rs` for its invariants).
 //!
+//! `#[derive(Pod)]`, `#[derive(Zeroable)]`, `#[derive(NoUninit)]` and
+//! `#[derive(CheckedBitPattern)]` are bytemuck's, reached through the facade (`pod.rs` says how
+//! every check stays bytemuck's own).
+//!
 //! Crates that depend on `ecs-core` / `ecs-query` directly and not on `ecs` point the derives
 //! at a module shaped like the facade (with `core` and `query` in it):
 //!
@@ -22,6 +26,7 @@
 
 mod attrs;
 mod bundle;
+mod pod;
 mod query;
 mod system_param;
 
@@ -58,4 +63,50 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
     system_param::derive(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+macro_rules! bytemuck_derive {
+    ($(#[$doc:meta])* $name:ident, $fn:ident) => {
+        $(#[$doc])*
+        #[proc_macro_derive($name, attributes(ecs, bytemuck))]
+        pub fn $fn(input: TokenStream) -> TokenStream {
+            let input = syn::parse_macro_input!(input as syn::DeriveInput);
+            pod::derive(input, pod::Trait::$name)
+                .unwrap_or_else(syn::Error::into_compile_error)
+                .into()
+        }
+    };
+}
+
+bytemuck_derive!(
+    /// bytemuck's `#[derive(Pod)]` through the facade: the same checks (`repr(C)` or
+    /// `transparent`, every field `Pod`, no padding), no `bytemuck` dependency needed.
+    Pod,
+    derive_pod
+);
+bytemuck_derive!(
+    /// bytemuck's `#[derive(Zeroable)]` through the facade: every field `Zeroable`.
+    Zeroable,
+    derive_zeroable
+);
+bytemuck_derive!(
+    /// bytemuck's `#[derive(NoUninit)]` through the facade: no padding, every field
+    /// `NoUninit` (also a fieldless enum with an integer `repr`).
+    NoUninit,
+    derive_no_uninit
+);
+bytemuck_derive!(
+    /// bytemuck's `#[derive(CheckedBitPattern)]` through the facade: a fieldless enum with an
+    /// integer `repr`, or a `repr(C)` struct of such fields, read back only from valid bits.
+    CheckedBitPattern,
+    derive_checked_bit_pattern
+);
+
+/// Declares `#[bytemuck(..)]` as an attribute and derives nothing: bytemuck's own
+/// `CheckedBitPattern` derive reads `#[bytemuck(crate = ..)]` without declaring it, so the
+/// shadow `pod.rs` emits carries this beside it.
+#[doc(hidden)]
+#[proc_macro_derive(BytemuckAttribute, attributes(bytemuck))]
+pub fn derive_bytemuck_attribute(_: TokenStream) -> TokenStream {
+    TokenStream::new()
 }

@@ -96,6 +96,53 @@ pub use ecs_sched as sched;
 /// ```
 pub use ecs_macros::{Bundle, Query, SystemParam};
 
+/// bytemuck, for its traits and casts (`ecs::bytemuck::cast_slice`) without a dependency of
+/// your own; its derives are [`Pod`], [`Zeroable`], [`NoUninit`] and [`CheckedBitPattern`]
+/// here, which run bytemuck's checks through this path.
+pub use bytemuck;
+
+/// bytemuck's derives, reachable with `ecs` alone: `#[derive(Pod, Zeroable)]` on a `repr(C)`
+/// type makes it a pod component (`World::register_pod`, `PodColumns`, snapshots in bytes).
+/// Every check is bytemuck's: a field that is not `Pod`, or padding, does not compile.
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+/// #[repr(C)]
+/// struct Position {
+///     x: f32,
+///     y: f32,
+/// }
+/// #[derive(Clone, Copy, Debug, PartialEq, NoUninit, CheckedBitPattern)]
+/// #[repr(u8)]
+/// enum State {
+///     Healthy,
+///     Infectious,
+/// }
+/// let bytes: &[u8] = ecs::bytemuck::bytes_of(&Position { x: 1.0, y: 2.0 });
+/// assert_eq!(ecs::bytemuck::pod_read_unaligned::<Position>(bytes), Position { x: 1.0, y: 2.0 });
+/// assert_eq!(ecs::bytemuck::checked::try_cast::<u8, State>(1), Ok(State::Infectious));
+/// assert!(ecs::bytemuck::checked::try_cast::<u8, State>(2).is_err());
+/// ```
+///
+/// Padding is refused at compile time, as by bytemuck itself:
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy, ecs::Pod, ecs::Zeroable)]
+/// #[repr(C)]
+/// struct Padded {
+///     a: u8,
+///     b: u32,
+/// }
+/// ```
+pub use ecs_macros::{CheckedBitPattern, NoUninit, Pod, Zeroable};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use bytemuck;
+    pub use ecs_macros::BytemuckAttribute;
+}
+
 /// Misuse of the derives does not compile.
 ///
 /// A field that is not a query element:
@@ -250,7 +297,7 @@ pub mod prelude {
         Bundle, Component, ComponentError, Entity, EntityError, EntityRef, World, WorldError,
         WorldLayout,
     };
-    pub use ecs_macros::{Bundle, Query, SystemParam};
+    pub use ecs_macros::{Bundle, CheckedBitPattern, NoUninit, Pod, Query, SystemParam, Zeroable};
     pub use ecs_query::{
         Added, Changed, ChunkView, EntityMut, FilteredEntityMut, FilteredEntityRef, Or, Propagate,
         QueryBorrow, QueryError, QueryExt, QueryRun, QueryState, RefRO, RefRW, SharedQuery, With,

@@ -10,7 +10,7 @@
 //! against the registry they are used with, and the owners of a registry (a `World`, a
 //! schedule) never hand it out as `&mut Components` to safe code, so it cannot be replaced.
 
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 use std::alloc::Layout;
 use std::any::{type_name, TypeId};
 use std::collections::HashMap;

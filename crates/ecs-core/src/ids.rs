@@ -1,6 +1,7 @@
-//! The ids every layer names: an archetype's index and a world's identity. They sit at the
-//! bottom of the crate (beside `entity` and `error`), so the entity table, the errors and the
-//! query cache can name them without importing the archetype or world modules that use them.
+//! The ids every layer names: an archetype's index and a world's identity, and the per-type
+//! row-tick setting the registry keeps. They sit at the bottom of the crate (beside `entity`
+//! and `error`), so the entity table, the errors, the registry and the query cache can name
+//! them without importing the archetype, chunk or world modules that use them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -64,5 +65,49 @@ impl WorldId {
         // A plain std atomic even under loom: ids only need to be unique, not modelled.
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Self(NEXT_ID.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Which per-row ticks a component type keeps: none, change ticks, add ticks, or both.
+///
+/// ```
+/// # use ecs_core::RowTicks;
+/// let both = RowTicks::CHANGED.union(RowTicks::ADDED);
+/// assert!(both.changed() && both.added());
+/// assert!(!RowTicks::NONE.changed());
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct RowTicks(u8);
+
+impl RowTicks {
+    /// No per-row ticks.
+    pub const NONE: Self = Self(0);
+    /// Per-row change ticks, for `Changed<T>`.
+    pub const CHANGED: Self = Self(1);
+    /// Per-row add ticks, for `Added<T>`.
+    pub const ADDED: Self = Self(2);
+
+    /// Both sets of marks.
+    #[inline]
+    pub const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether change ticks are kept.
+    #[inline]
+    pub const fn changed(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    /// Whether add ticks are kept.
+    #[inline]
+    pub const fn added(self) -> bool {
+        self.0 & 2 != 0
+    }
+
+    /// Whether `self` keeps every mark `other` keeps.
+    #[inline]
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
     }
 }

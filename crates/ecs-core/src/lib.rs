@@ -35,39 +35,17 @@ mod archetype;
     reason = "writes and reads tuple elements through column pointers"
 )]
 mod bundle;
-mod cache_sizes; // safe: reads /sys
-#[expect(unsafe_code, reason = "owns the raw chunk allocations")]
+// Chunk storage; each of its files that needs `unsafe` says so in `chunk/mod.rs`.
 mod chunk;
-#[expect(
-    unsafe_code,
-    reason = "chunk component values are written through shared chunks by writing queries"
-)]
-mod chunk_component;
-mod chunk_layout;
-mod chunk_policy;
-#[expect(unsafe_code, reason = "carves chunk memory out of large blocks")]
-mod chunk_pool;
-mod chunk_set; // safe: one counter
-#[expect(
-    unsafe_code,
-    reason = "unchecked column tick lookup for the query loop"
-)]
-mod column_stamps;
 #[expect(unsafe_code, reason = "type-erased drop glue")]
 mod component;
 /// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.
 #[doc(hidden)]
 pub mod derived_bundles;
-#[expect(
-    unsafe_code,
-    reason = "toggles enable bits through shared chunks for writing queries"
-)]
-mod enable;
 mod entity;
 mod entity_ref;
 mod error;
 mod hierarchy;
-mod huge_pages; // safe: parses /proc/self/smaps
 mod ids;
 mod query_cache;
 mod relationship;
@@ -77,7 +55,6 @@ mod report;
     reason = "resources are handed out through UnsafeCell for schedulers"
 )]
 mod resource;
-mod row_ticks; // safe: atomics and boxed slices
 mod signature;
 #[expect(
     unsafe_code,
@@ -92,17 +69,18 @@ mod world;
 pub use archetype::store::Archetypes;
 pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
-pub use cache_sizes::CacheSizes;
-pub use chunk::{prefetch_line, Chunk};
-pub use chunk_component::ChunkValues;
-pub use chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
-pub use chunk_policy::{
+pub use chunk::block::{prefetch_line, Chunk};
+pub use chunk::cache_sizes::CacheSizes;
+pub use chunk::enable::{ChunkMasks, EnableMask};
+pub use chunk::layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+pub use chunk::policy::{
     batch_chunk_size, ChunkPolicy, ColumnOrder, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE,
 };
-pub use chunk_pool::{ChunkPool, PoolStats};
+pub use chunk::pool::{ChunkPool, PoolStats};
+pub use chunk::row_ticks::ChangeWindow;
+pub use chunk::values::ChunkValues;
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use derived_bundles::derived_bundle_name;
-pub use enable::{ChunkMasks, EnableMask};
 pub use entity::bits::EntityBits;
 pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
@@ -110,12 +88,11 @@ pub use error::{
     CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
 };
 pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, DescendantsBreadthFirst};
-pub use ids::{ArchetypeId, WorldId};
+pub use ids::{ArchetypeId, RowTicks, WorldId};
 pub use query_cache::QueryCache;
 pub use relationship::{DespawnPolicy, Relationship, RelationshipTarget};
 pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
-pub use row_ticks::{ChangeWindow, RowTicks};
 
 /// The name [`RowTicks`] had before "row ticks" became the one name for per-row change and
 /// add ticks.
@@ -145,6 +122,6 @@ pub use bytemuck;
 /// release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::chunk_pool::{BLOCK_BYTES, CACHED_BLOCKS};
+    pub use crate::chunk::pool::{BLOCK_BYTES, CACHED_BLOCKS};
     pub use crate::component::TypeIdHasher;
 }

@@ -9,8 +9,8 @@
 use std::fmt::{self, Write as _};
 
 use crate::archetype::Archetype;
-use crate::chunk_layout::ColumnSpec;
-use crate::chunk_policy::ChunkPolicy;
+use crate::chunk::layout::ColumnSpec;
+use crate::chunk::policy::ChunkPolicy;
 use crate::entity::Entity;
 use crate::ids::ArchetypeId;
 use crate::World;

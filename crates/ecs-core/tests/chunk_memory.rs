@@ -1,4 +1,4 @@
-//! Chunk memory comes from the world's pool of large blocks (`chunk_pool.rs`): many chunks
+//! Chunk memory comes from the world's pool of large blocks (`chunk/pool.rs`): many chunks
 //! share a block, freed chunks are reused, and blocks go back to the system when empty.
 
 use ecs_core::__private::BLOCK_BYTES;
@@ -80,7 +80,7 @@ fn tag(world: &mut World, e: ecs_core::Entity, bit: usize) {
 fn small_chunks_of_many_archetypes_do_not_share_cache_sets() {
     // 128 archetypes of one row each: one 16 KiB chunk apiece. Were the slots 16 KiB apart,
     // every `Position` column would start at one offset modulo 16 KiB, and a loop over them
-    // would meet the same few sets of a set-indexed cache (see "Colouring" in `chunk_pool.rs`).
+    // would meet the same few sets of a set-indexed cache (see "Colouring" in `chunk/pool.rs`).
     let mut world = World::new();
     let archetypes = if cfg!(miri) { 16 } else { 128 };
     for k in 0..archetypes {

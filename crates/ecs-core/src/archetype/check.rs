@@ -1,8 +1,8 @@
 //! Invariant checks of an archetype, for `World::check_invariants`.
 
 use super::{Archetype, ABSENT};
+use crate::chunk::layout::{ChunkLayout, ColumnSpec};
 use crate::chunk::Chunk;
-use crate::chunk_layout::{ChunkLayout, ColumnSpec};
 use crate::component::Components;
 use crate::entity::Entity;
 

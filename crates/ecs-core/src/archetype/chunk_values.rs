@@ -2,8 +2,8 @@
 //! (and the spare, and the values made ahead in `ready`) holds for them (invariant 8).
 
 use super::Archetype;
+use crate::chunk::values::{self, Cell, ChunkKind, ChunkKinds, ChunkValues};
 use crate::chunk::Chunk;
-use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds, ChunkValues};
 use crate::component::ComponentId;
 
 impl Archetype {
@@ -37,7 +37,7 @@ impl Archetype {
             .chain(&mut self.spare)
             .map(Chunk::chunk_values_mut);
         for values in values.chain(&mut self.ready) {
-            chunk_component::add_kind(values, kind, made);
+            values::add_kind(values, kind, made);
         }
         self.chunk_kinds = kinds;
     }
@@ -107,6 +107,6 @@ impl Archetype {
     /// ```
     #[inline]
     pub fn chunk_value_slot(&self, id: ComponentId) -> Option<usize> {
-        chunk_component::slot_in(&self.chunk_kinds, id)
+        values::slot_in(&self.chunk_kinds, id)
     }
 }

@@ -32,16 +32,16 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::chunk::layout::ChunkLayout;
+use crate::chunk::policy::ChunkSizing;
+use crate::chunk::pool::ChunkPool;
+use crate::chunk::set::ChunkSetVersion;
+use crate::chunk::values::{ChunkKinds, ChunkValues};
 use crate::chunk::Chunk;
-use crate::chunk_component::{ChunkKinds, ChunkValues};
-use crate::chunk_layout::ChunkLayout;
-use crate::chunk_policy::ChunkSizing;
-use crate::chunk_pool::ChunkPool;
-use crate::chunk_set::ChunkSetVersion;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::{ComponentError, RowTooLarge};
 use crate::ids::ArchetypeId;
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 use crate::signature::Signature;
 
 /// What an archetype keeps per component column.

@@ -6,8 +6,8 @@ use std::ptr::NonNull;
 use smallvec::SmallVec;
 
 use super::Archetype;
+use crate::chunk::values::ChunkValues;
 use crate::chunk::Chunk;
-use crate::chunk_component::ChunkValues;
 use crate::entity::Entity;
 use crate::snapshot::ticks::{RowSource, SavedTicks};
 

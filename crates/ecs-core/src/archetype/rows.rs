@@ -7,10 +7,10 @@ use smallvec::SmallVec;
 
 use super::{Archetype, MAX_BUNDLE};
 use crate::bundle::Bundle;
+use crate::chunk::enable::ChunkMasks;
 use crate::chunk::Chunk;
-use crate::enable::ChunkMasks;
 use crate::entity::Entity;
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 
 impl Archetype {
     /// Where archetype row `row` lives: its chunk's base address and its row in that chunk.

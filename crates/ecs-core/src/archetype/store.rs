@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use super::Archetype;
 use crate::bundle::{bundle_ids, Bundle};
-use crate::chunk_component::{self, Cell, ChunkKind, ChunkKinds};
-use crate::chunk_policy::ChunkSizing;
-use crate::chunk_pool::ChunkPool;
-use crate::chunk_set::ChunkSetVersion;
+use crate::chunk::policy::ChunkSizing;
+use crate::chunk::pool::ChunkPool;
+use crate::chunk::set::ChunkSetVersion;
+use crate::chunk::values::{self, Cell, ChunkKind, ChunkKinds};
 use crate::component::{ComponentId, Components, TypeIdMap};
 use crate::ids::ArchetypeId;
 use crate::signature::Signature;
@@ -262,7 +262,7 @@ impl Archetypes {
     /// Makes every archetype, present and future, carry chunk component `kind` too, taking
     /// each holder's value from `made` (made beforehand: no user code runs here).
     pub(crate) fn add_chunk_kind(&mut self, kind: ChunkKind, made: &mut dyn Iterator<Item = Cell>) {
-        let kinds = chunk_component::with_kind(&self.chunk_kinds, kind);
+        let kinds = values::with_kind(&self.chunk_kinds, kind);
         for arch in &mut self.list {
             arch.add_chunk_kind(Arc::clone(&kinds), &kind, made);
         }

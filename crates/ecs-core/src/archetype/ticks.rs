@@ -3,7 +3,7 @@
 
 use super::rows::RowAddr;
 use super::Archetype;
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 
 impl Archetype {
     /// Starts keeping the row ticks `marks` asks for (change and/or add ticks) for column `col`,

@@ -46,9 +46,9 @@ use super::hash::bytes_hash;
 use super::registry::{self, ResourceValue};
 use super::ticks::SavedTicks;
 use super::{ArchetypeData, Column, ComponentEntry, Encoded, ResourceEntry, Snapshot};
+use crate::chunk::row_ticks::widen;
 use crate::entity::Entity;
 use crate::error::SnapshotError;
-use crate::row_ticks::widen;
 
 const MAGIC: [u8; 8] = *b"ECSSNAP\0";
 /// The format version this build writes and reads.

@@ -7,8 +7,8 @@
 //! [`World::spawn_batch`] creates gets chunks sized to the batch (`batch_chunk_size`), fewer
 //! boundaries for a loop to cross, at the price of coarser per-chunk state (the policy's docs).
 
-use crate::chunk_layout::CHUNK_SIZE;
-use crate::chunk_policy::ChunkPolicy;
+use crate::chunk::layout::CHUNK_SIZE;
+use crate::chunk::policy::ChunkPolicy;
 use crate::world::World;
 
 impl World {

@@ -12,7 +12,7 @@ use crate::archetype::Archetype;
 use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::error::ComponentError;
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 
 /// One batch toggle of component `id` (named `component` in errors) to `enabled`.
 pub(crate) struct BatchToggle<'w> {

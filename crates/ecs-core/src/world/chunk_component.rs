@@ -1,11 +1,11 @@
 //! Chunk components: the `World` methods that register a chunk component type and read or
 //! write the value of an entity's chunk. The values themselves, and why registration is all
-//! or nothing, are `crate::chunk_component`'s.
+//! or nothing, are `crate::chunk::values`'s.
 
 use std::any::type_name;
 
+use crate::chunk::values::{make, ChunkKind, Made};
 use crate::chunk::Chunk;
-use crate::chunk_component::{make, ChunkKind, Made};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::ComponentError;

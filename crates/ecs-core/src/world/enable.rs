@@ -1,5 +1,5 @@
 //! Enable bits: the `World` methods that register enableable types and flip an entity's bit
-//! (one at a time or many at once). The bit storage and its invariants are `crate::enable`'s.
+//! (one at a time or many at once). The bit storage and its invariants are `crate::chunk::enable`'s.
 
 use std::any::type_name;
 

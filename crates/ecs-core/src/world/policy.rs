@@ -1,8 +1,8 @@
 //! Chunk policies: the `World` methods that build a world, or size an archetype, by a
-//! `ChunkPolicy` / `ColumnOrder`. The policy types and their checks are `crate::chunk_policy`'s.
+//! `ChunkPolicy` / `ColumnOrder`. The policy types and their checks are `crate::chunk::policy`'s.
 
 use crate::bundle::{bundle_ids, Bundle};
-use crate::chunk_policy::{check_size, ChunkPolicy, ChunkSizing, ColumnOrder};
+use crate::chunk::policy::{check_size, ChunkPolicy, ChunkSizing, ColumnOrder};
 use crate::error::WorldError;
 use crate::signature::Signature;
 use crate::world::World;

@@ -2,7 +2,7 @@
 //! wrapping, and switching per-row ticks on for a component (see `row_ticks`).
 
 use crate::component::ComponentId;
-use crate::row_ticks::RowTicks;
+use crate::ids::RowTicks;
 use crate::sync::Ordering;
 use crate::world::{Tick, World};
 

@@ -30,49 +30,7 @@
 // Plain std atomics: row ticks are outside the loom models (entity reservation).
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Which per-row ticks a component type keeps: none, change ticks, add ticks, or both.
-///
-/// ```
-/// # use ecs_core::RowTicks;
-/// let both = RowTicks::CHANGED.union(RowTicks::ADDED);
-/// assert!(both.changed() && both.added());
-/// assert!(!RowTicks::NONE.changed());
-/// ```
-#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub struct RowTicks(u8);
-
-impl RowTicks {
-    /// No per-row ticks.
-    pub const NONE: Self = Self(0);
-    /// Per-row change ticks, for `Changed<T>`.
-    pub const CHANGED: Self = Self(1);
-    /// Per-row add ticks, for `Added<T>`.
-    pub const ADDED: Self = Self(2);
-
-    /// Both sets of marks.
-    #[inline]
-    pub const fn union(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
-
-    /// Whether change ticks are kept.
-    #[inline]
-    pub const fn changed(self) -> bool {
-        self.0 & 1 != 0
-    }
-
-    /// Whether add ticks are kept.
-    #[inline]
-    pub const fn added(self) -> bool {
-        self.0 & 2 != 0
-    }
-
-    /// Whether `self` keeps every mark `other` keeps.
-    #[inline]
-    pub const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-}
+use crate::ids::RowTicks;
 
 /// The ticks a change filter passes in one run: `last_seen..`, read from the run's tick `now`.
 ///
@@ -197,7 +155,7 @@ pub(crate) fn widen(row: u32, now: u64) -> u64 {
 /// writers of the column (`Chunk::mark_rows_unchecked`, `Chunk::mark_row_unchecked`, whose
 /// callers hold the write of those rows) or through `&mut Chunk`, exactly like the values. So
 /// while a reader of the column holds `&Chunk`, no store races it, and the chunk may read the
-/// `changed` and `added` arrays as plain `u32`s (`plain` in `chunk.rs`, for loops that
+/// `changed` and `added` arrays as plain `u32`s (`plain` in `chunk/block.rs`, for loops that
 /// vectorise), as soundly as it reads the column's values.
 pub(crate) struct ColumnTicks {
     bulk: AtomicU64,

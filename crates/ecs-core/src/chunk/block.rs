@@ -14,13 +14,14 @@ use std::alloc::Layout;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use crate::chunk_component::ChunkValues;
-use crate::chunk_layout::{ChunkLayout, CACHE_LINE};
-use crate::chunk_pool::ChunkPool;
-use crate::column_stamps::ColumnStamps;
-use crate::enable::ChunkMasks;
+use crate::chunk::enable::ChunkMasks;
+use crate::chunk::layout::{ChunkLayout, CACHE_LINE};
+use crate::chunk::pool::ChunkPool;
+use crate::chunk::row_ticks::{ChangeWindow, ColumnTicks};
+use crate::chunk::stamps::ColumnStamps;
+use crate::chunk::values::ChunkValues;
 use crate::entity::Entity;
-use crate::row_ticks::{ChangeWindow, ColumnTicks, RowTicks};
+use crate::ids::RowTicks;
 use crate::sync::Ordering;
 use std::sync::atomic::AtomicU32;
 
@@ -314,7 +315,7 @@ impl Chunk {
     #[inline]
     pub fn and_changed_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
         if let Some(ticks) = self.marks(col).and_then(|m| m.changed_rows(window)) {
-            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+            crate::chunk::row_ticks::and_rows(plain(ticks, self.len), window, words);
         }
     }
 
@@ -323,7 +324,7 @@ impl Chunk {
     #[inline]
     pub fn and_added_rows(&self, col: usize, window: ChangeWindow, words: &mut [u64]) {
         if let Some(ticks) = self.marks(col).and_then(ColumnTicks::added_rows) {
-            crate::row_ticks::and_rows(plain(ticks, self.len), window, words);
+            crate::chunk::row_ticks::and_rows(plain(ticks, self.len), window, words);
         }
     }
 
@@ -455,7 +456,7 @@ impl Chunk {
     /// column's tick and newest add no earlier than them (`ColumnTicks` invariant 2).
     #[inline]
     pub(crate) fn set_row_marks(&mut self, col: usize, row: usize, ticks: (u32, u32), now: u64) {
-        let changed = crate::row_ticks::widen(ticks.0, now);
+        let changed = crate::chunk::row_ticks::widen(ticks.0, now);
         if self.changed_tick(col) < changed {
             self.mark_changed(col, changed);
         }
@@ -860,7 +861,7 @@ mod tests {
     #[cfg(not(loom))]
     #[test]
     fn a_query_run_reads_one_line_of_a_chunk_record() {
-        use crate::column_stamps::INLINE_STAMPS;
+        use crate::chunk::stamps::INLINE_STAMPS;
         assert_eq!(std::mem::offset_of!(Chunk, data), 0);
         assert_eq!(std::mem::offset_of!(Chunk, len), 8);
         assert_eq!(std::mem::offset_of!(Chunk, changed), 16);

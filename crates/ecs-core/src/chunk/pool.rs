@@ -247,7 +247,7 @@ impl ChunkPool {
                 class.blocks.keys().map(move |&addr| (addr, addr + size))
             })
             .collect();
-        crate::huge_pages::backed_bytes(&ranges)
+        crate::chunk::huge_pages::backed_bytes(&ranges)
     }
 
     /// Gives every block of the process cache back to the system; returns the bytes freed.

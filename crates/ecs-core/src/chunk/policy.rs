@@ -22,8 +22,8 @@
 
 use std::collections::HashMap;
 
-use crate::chunk_layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
-use crate::chunk_pool::BLOCK_BYTES;
+use crate::chunk::layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
+use crate::chunk::pool::BLOCK_BYTES;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::RowTooLarge;
 use crate::error::WorldError;
@@ -251,7 +251,7 @@ fn by_align(specs: &[ColumnSpec], descending: bool) -> Vec<usize> {
 
 impl ColumnSpec {
     /// The column of component `info`: its size and alignment. (Here rather than in
-    /// `chunk.rs`, which knows nothing of components.)
+    /// `chunk/block.rs`, which knows nothing of components.)
     ///
     /// ```
     /// # use ecs_core::{ColumnSpec, Components};

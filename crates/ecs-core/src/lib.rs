@@ -66,7 +66,7 @@ mod unwind;
 // Typed access (`world/access.rs`) is its only unsafe; row moves live in `archetype/`.
 mod world;
 
-pub use archetype::store::Archetypes;
+pub use archetype::graph::Archetypes;
 pub use archetype::Archetype;
 pub use bundle::{Bundle, BundleIds};
 pub use chunk::block::{prefetch_line, Chunk};

@@ -14,15 +14,15 @@
 //! - `chunk_values`: chunk component values per chunk;
 //! - `row_move`: the one row move and the one hole fill;
 //! - `restore`, `check`: snapshot support and invariant checks;
-//! - `store`: [`Archetypes`](store::Archetypes), every archetype with its cached edges, and
+//! - `graph`: [`Archetypes`](graph::Archetypes), the archetype graph (every archetype with its cached edges), and
 //!   `structural`: spawn, insert, remove and despawn through those edges.
 
 mod check;
 mod chunk_values;
+pub(crate) mod graph;
 pub(crate) mod restore;
 pub(crate) mod row_move;
 pub(crate) mod rows;
-pub(crate) mod store;
 mod structural;
 mod ticks;
 

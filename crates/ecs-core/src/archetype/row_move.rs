@@ -10,8 +10,8 @@
 //! A snapshot restore fills emptied archetypes a chunk at a time instead
 //! ([`Archetype::fill_empty`]): it moves no row, so it needs none of this.
 
+use super::graph::REMOVED;
 use super::rows::{copy_value, RowAddr};
-use super::store::REMOVED;
 use super::Archetype;
 use crate::chunk::{retire_row, Chunk};
 use crate::entity::{Entities, Entity, Location};

@@ -8,9 +8,9 @@
 
 use std::ops::Range;
 
+use super::graph::{Archetypes, RemoveEdge};
 use super::row_move::move_row;
 use super::rows::RowAddr;
-use super::store::{Archetypes, RemoveEdge};
 use crate::bundle::Bundle;
 use crate::component::Components;
 use crate::entity::{Entities, Entity, Location};

@@ -30,7 +30,7 @@
 //!
 //! Cost: O(archetypes + chunks + blocks) plus one chunk-sized copy per moved chunk.
 
-use crate::archetype::store::Archetypes;
+use crate::archetype::graph::Archetypes;
 use crate::archetype::Archetype;
 use crate::world::World;
 

@@ -36,8 +36,8 @@ pub(crate) mod spawn_batch;
 mod take;
 mod ticks;
 
+use crate::archetype::graph::Archetypes;
 use crate::archetype::rows::RowAddr;
-use crate::archetype::store::Archetypes;
 use crate::archetype::Archetype;
 use crate::bundle::Bundle;
 use crate::chunk::layout::CHUNK_SIZE;

@@ -79,8 +79,31 @@ pub struct Disabled<T>(PhantomData<fn() -> T>);
 pub struct IgnoreEnabled<Q>(PhantomData<fn() -> Q>);
 
 /// Query element: a handle to flip `T`'s enable bit of each row that has a `T` (enabled or
-/// not). Declares a write of `T`; fetching a chunk marks `T` changed there, as `RefRW<T>`
-/// does, so change detection sees enabling as a change of `T`.
+/// not). Declares a write of `T`. A toggle that flips the bit marks that row's `T` changed,
+/// for `Changed<T>` (as [`World::set_enabled`](ecs_core::World::set_enabled) does); handing out
+/// a handle, reading it, or setting a bit to the value it has marks nothing, so a `Changed<T>`
+/// reader sees exactly the rows that flipped. Toggles are not structural changes: they run no
+/// hook or observer (the row keeps its components); watch them with `Changed<T>`.
+///
+/// From a parallel loop (`par_for_each`), each task toggles its own rows: a run gives each
+/// 64-row word of the mask to one task, and a handle does not leave its thread ([`EnabledMut`]
+/// is not `Send`), so toggles from any thread count give the same bits.
+///
+/// ```
+/// # use ecs_core::World;
+/// # use ecs_query::{Changed, EnabledRW, IgnoreEnabled, QueryExt, QueryState, RefRO};
+/// struct Infectious;
+/// let mut world = World::new();
+/// world.register_enableable::<Infectious>();
+/// world.spawn_batch((0..8u32).map(|i| (i, Infectious))).for_each(drop);
+/// let mut flipped =
+///     QueryState::<RefRO<u32>, IgnoreEnabled<Changed<Infectious>>>::new(&mut world);
+/// assert_eq!(flipped.iter(&world).count(), 8); // a new state sees the spawns
+/// world.query::<(RefRO<u32>, EnabledRW<Infectious>)>().for_each(|(i, mut on)| {
+///     on.set(*i != 3); // only row 3 flips
+/// });
+/// assert_eq!(flipped.iter(&world).copied().collect::<Vec<_>>(), [3]);
+/// ```
 ///
 /// ```
 /// # use ecs_core::World;
@@ -134,6 +157,10 @@ pub struct EnabledRO<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct EnabledMut<'w> {
     mask: Option<&'w EnableMask>,
+    /// The chunk, `T`'s column in it and the run's tick: a flip marks the row changed.
+    chunk: &'w Chunk,
+    col: u32,
+    tick: Tick,
     row: usize,
     /// `!Send` (see the type's doc); still `Sync`, since `get` through `&self` only loads.
     _one_thread: PhantomData<std::sync::MutexGuard<'static, ()>>,
@@ -162,13 +189,33 @@ impl EnabledMut<'_> {
         // except handles of this query on other rows. Those never write this row's 64-row
         // word from another thread: a parallel run gives each word to one task
         // (`EnableMask` invariant 3), and handles are not `Send`, so none leaves its thread.
-        unsafe { mask.set_unchecked(self.row, on) }
+        let was = unsafe { mask.set_unchecked(self.row, on) };
+        if was != on {
+            // SAFETY: the query holds the write of `T` (so of its column's ticks), `col` is
+            // `T`'s column in this chunk and `row` one of its rows (the fetch contract), and
+            // `tick` is the running query's tick; the column is stamped before the row, as
+            // `mark_row_unchecked` asks. Both are atomic stores, so handles of other rows on
+            // other threads of a parallel run may store the same tick meanwhile.
+            unsafe {
+                self.chunk
+                    .mark_changed_unchecked(self.col as usize, self.tick);
+                self.chunk
+                    .mark_row_unchecked(self.col as usize, self.row, self.tick);
+            }
+        }
+        was
     }
 }
 
-/// Per-chunk fetch of [`EnabledRW`] / [`EnabledRO`]: the chunk's mask, if `T` is enableable.
+/// Per-chunk fetch of [`EnabledRW`] / [`EnabledRO`]: the chunk's mask, if `T` is enableable,
+/// and (for the handles' change marks) the chunk, `T`'s column and the run's tick.
 #[derive(Clone, Copy)]
-pub struct MaskFetch(Option<NonNull<EnableMask>>);
+pub struct MaskFetch {
+    mask: Option<NonNull<EnableMask>>,
+    chunk: NonNull<Chunk>,
+    col: u32,
+    tick: Tick,
+}
 
 /// Where [`EnabledRW`] / [`EnabledRO`] find `T` in an archetype.
 #[derive(Clone, Copy, Debug)]
@@ -188,11 +235,14 @@ fn enable_column(arch: &Archetype, id: ComponentId) -> EnableColumn {
 }
 
 #[inline(always)]
-fn mask_fetch(column: &EnableColumn, chunk: &Chunk) -> MaskFetch {
-    MaskFetch(
-        (column.slot != NO_SLOT)
+fn mask_fetch(column: &EnableColumn, chunk: &Chunk, tick: Tick) -> MaskFetch {
+    MaskFetch {
+        mask: (column.slot != NO_SLOT)
             .then(|| NonNull::from(chunk.enable_bits().get(column.slot as usize))),
-    )
+        chunk: NonNull::from(chunk),
+        col: column.col,
+        tick,
+    }
 }
 
 macro_rules! filter_body {
@@ -442,9 +492,10 @@ impl<Q: ExactQuery> ExactQuery for IgnoreEnabled<Q> {}
 impl<Q: QueryFilter> QueryFilter for IgnoreEnabled<Q> {}
 
 macro_rules! enabled_element {
-    ($ty:ident, $Kind:ty, $writes:literal, $Item:ty, $record:ident, |$fetch:ident, $row:ident| $make:expr) => {
-        // SAFETY: touches only `T`'s enable bits (atomics) of rows below `len`, declared as
-        // a read (`EnabledRO`) or a write (`EnabledRW`) of `T`; matches archetypes with `T`.
+    ($ty:ident, $Kind:ty, $Item:ty, $record:ident, |$fetch:ident, $row:ident| $make:expr) => {
+        // SAFETY: touches only `T`'s enable bits (atomics) of rows below `len` and, for
+        // `EnabledRW` when a bit flips, `T`'s column and row ticks (atomics), declared as a read
+        // (`EnabledRO`) or a write (`EnabledRW`) of `T`; matches archetypes with `T`.
         unsafe impl<T: Component> WorldQuery for $ty<T> {
             type Item<'w> = $Item;
             type Slice<'w> = (MaskFetch, usize, PhantomData<&'w ()>);
@@ -478,47 +529,23 @@ macro_rules! enabled_element {
                 enable_column(arch, *id)
             }
 
+            // Handing out rows marks nothing: a handle marks its row when its toggle flips
+            // the bit (`EnabledMut::set`), so only flips are changes.
             #[inline(always)]
             unsafe fn fetch(column: &EnableColumn, chunk: &Chunk, tick: Tick) -> MaskFetch {
-                if $writes {
-                    // SAFETY: the caller holds the write of `T` this element declared, `tick` is
-                    // the running query's tick, and `column` was found in the chunk's archetype
-                    // (caller contract).
-                    unsafe { chunk.mark_changed_unchecked(column.col as usize, tick) };
-                }
-                mask_fetch(column, chunk)
-            }
-
-            // Toggling an enable bit is a change of `T`: the writer marks the rows it hands
-            // out, like `RefRW<T>`.
-            #[inline(always)]
-            unsafe fn mark_rows(
-                column: &EnableColumn,
-                chunk: &Chunk,
-                rows: std::ops::Range<usize>,
-                tick: Tick,
-            ) {
-                if $writes {
-                    // SAFETY: the caller holds the write of these rows of `T` this element
-                    // declared, `rows` is within the chunk, and `tick` is the running query's
-                    // tick (caller contract).
-                    unsafe { chunk.mark_rows_unchecked(column.col as usize, rows, tick) };
-                }
+                mask_fetch(column, chunk, tick)
             }
 
             #[inline(always)]
-            fn keeps_row_ticks(column: &EnableColumn, chunk: &Chunk) -> bool {
-                $writes && chunk.keeps_change_ticks(column.col as usize)
+            unsafe fn mark_rows(_: &EnableColumn, _: &Chunk, _: std::ops::Range<usize>, _: Tick) {}
+
+            #[inline(always)]
+            fn keeps_row_ticks(_: &EnableColumn, _: &Chunk) -> bool {
+                false
             }
 
             #[inline(always)]
-            unsafe fn mark_row(column: &EnableColumn, chunk: &Chunk, row: usize, tick: Tick) {
-                if $writes {
-                    // SAFETY: the caller holds the write of `row` of this column (`mark_row`'s contract, which
-                    // is `mark_row_unchecked`'s), and `fetch` stamped the column already.
-                    unsafe { chunk.mark_row_unchecked(column.col as usize, row, tick) };
-                }
-            }
+            unsafe fn mark_row(_: &EnableColumn, _: &Chunk, _: usize, _: Tick) {}
 
             #[inline(always)]
             unsafe fn item<'w>($fetch: &mut MaskFetch, $row: usize) -> Self::Item<'w> {
@@ -543,29 +570,34 @@ macro_rules! enabled_element {
 enabled_element!(
     EnabledRW,
     WriteKind,
-    true,
     EnabledMut<'w>,
     add_write,
     |fetch, row| {
         EnabledMut {
             // SAFETY: the mask lives in the chunk, which outlives `'w` (caller contract).
-            mask: fetch.0.map(|m| unsafe { m.as_ref() }),
+            mask: fetch.mask.map(|m| unsafe { m.as_ref() }),
+            // SAFETY: as the mask: the chunk outlives `'w` (caller contract).
+            chunk: unsafe { fetch.chunk.as_ref() },
+            col: fetch.col,
+            tick: fetch.tick,
             row,
             _one_thread: PhantomData,
         }
     }
 );
-enabled_element!(EnabledRO, ReadKind, false, bool, add_read, |fetch, row| {
+enabled_element!(EnabledRO, ReadKind, bool, add_read, |fetch, row| {
     // SAFETY: the mask lives in the chunk, alive during the call (caller contract).
-    fetch.0.is_none_or(|m| unsafe { m.as_ref() }.get(row))
+    fetch.mask.is_none_or(|m| unsafe { m.as_ref() }.get(row))
 });
 
 // SAFETY: declares only a read of `T`, and reads only its enable bits.
 unsafe impl<T: Component> ReadOnlyQuery for EnabledRO<T> {}
 
-// SAFETY: the pointer is to an `EnableMask` (atomics) in a chunk, shared between threads only
-// under the query's declared access.
+// SAFETY: the pointers are to an `EnableMask` (atomics) in a chunk and to the chunk, whose
+// column and row ticks a handle writes (atomics too), shared between threads only under the
+// query's declared access.
 unsafe impl Send for MaskFetch {}
-// SAFETY: sharing a `MaskFetch` shares only that pointer to atomics, written as plain stores by
-// one thread per 64-row word (`EnableMask` invariant 3) under the query's declared access.
+// SAFETY: sharing a `MaskFetch` shares only those pointers to atomics: mask words written as
+// plain stores by one thread per 64-row word (`EnableMask` invariant 3), ticks as stores of the
+// run's one tick, under the query's declared access.
 unsafe impl Sync for MaskFetch {}

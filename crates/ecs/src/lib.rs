@@ -329,7 +329,7 @@ pub mod prelude {
     // Enableable components, chunk components and compaction.
     pub use ecs_core::CompactReport;
     pub use ecs_query::{
-        ChunkMut, ChunkRO, ChunkRW, Disabled, EnabledRO, EnabledRW, IgnoreEnabled,
+        ChunkMut, ChunkRO, ChunkRW, Disabled, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled,
     };
 }
 

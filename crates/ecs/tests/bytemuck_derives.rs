@@ -41,7 +41,10 @@ fn derived_types_behave_as_bytemuck_says() {
     assert_eq!(try_cast::<u8, State>(5), Ok(State::Infectious));
     assert_eq!(try_cast::<u8, State>(6), Ok(State::Recovered));
     assert_eq!(try_cast::<u8, State>(0), Ok(State::Susceptible));
-    assert!(try_cast::<u8, State>(1).is_err(), "no variant has discriminant 1");
+    assert!(
+        try_cast::<u8, State>(1).is_err(),
+        "no variant has discriminant 1"
+    );
     assert!(try_cast::<[u8; 2], Health>([5, 9]).is_ok());
     assert!(try_cast::<[u8; 2], Health>([7, 9]).is_err());
 }
@@ -62,7 +65,9 @@ fn derived_pod_and_checked_components_round_trip_through_snapshot_bytes() {
     ));
     let bytes = world.snapshot().unwrap().to_bytes().unwrap();
     world.clear();
-    world.restore(&Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    world
+        .restore(&Snapshot::from_bytes(&bytes).unwrap())
+        .unwrap();
     assert_eq!(world.get::<Position>(e), Ok(&Position { x: 3.0, y: 4.0 }));
     assert_eq!(world.get::<Age>(e), Ok(&Age(41)));
     assert_eq!(world.get::<Health>(e).unwrap().state, State::Recovered);

@@ -1,0 +1,294 @@
+//! Hierarchy-ordered propagation (bevy's transform propagation): for every node of the
+//! [`ChildOf`] forest, a value `G` computed from the node's own `L` and its parent's `G`,
+//! parents before children.
+//!
+//! A node is an entity with both `L` and `G` (both enabled, where either is enableable). A
+//! node without `ChildOf` is a root; a node is visited when it is a root or its parent is a
+//! visited node, so a node whose parent is not a node (lacks `L` or `G`, or has one disabled)
+//! is left alone with its whole subtree, as are nodes on a `ChildOf` cycle.
+//!
+//! [`Propagate`] keeps the forest's order between runs: per node, where its cells are and
+//! where its parent's `G` is, each packed into a `u32` (chunk slot and row), so a pass is one
+//! flat loop over 8 bytes per node plus the cells themselves, the shape of a hand-written loop
+//! over `Vec`s with parent indices. The order is rebuilt when the hierarchy's shape may
+//! have changed: a row of a matched archetype added, removed or moved
+//! ([`Archetype::rows_epoch`](ecs_core::Archetype::rows_epoch)), a relationship written
+//! ([`World::relationship_version`]), or a new archetype holding `L` and `G`. Values, and
+//! enable bits, change without a rebuild.
+//!
+//! **Order.** Within a tree, nodes go in memory order (archetype, chunk, row) when that puts
+//! every parent first, as it does when children were spawned after their parents; otherwise
+//! level by level, each level in memory order. A tree of more than [`UNIT_NODES`] nodes is cut
+//! into subtrees of at most that many, below a *spine* of the nodes above the cut.
+//!
+//! **Parallel runs and determinism.** [`Propagate::par_run`] runs the spine first, on the
+//! calling thread, then the subtrees as tasks on the thread's
+//! [`Parallelism`](crate::Parallelism). Each node's value is computed from its parent's by the
+//! same call on any thread, and a subtree's nodes are all in one task, so the result is
+//! bit-identical to [`Propagate::run`] on any number of threads.
+
+use std::any::type_name;
+use std::marker::PhantomData;
+
+use ecs_core::{ChildOf, Component, ComponentId, World, WorldId};
+
+use crate::element::refuse_immutable;
+use crate::par::Parallelism;
+
+mod forest;
+mod pass;
+
+use forest::Forest;
+use pass::Pass;
+
+/// The most nodes one subtree task holds: a larger tree is cut below a spine of its upper
+/// nodes. A constant, not a share of the thread count, so the order is the same on any pool.
+pub const UNIT_NODES: usize = 4096;
+
+/// The parent cell, and parent node, of a root.
+const NO_PARENT: u32 = u32::MAX;
+/// The parent rank of a node whose parent is not a node.
+const DETACHED: u32 = u32::MAX - 1;
+
+/// A node's cell (chunk slot and row) packed into a `u32`: `slot << row_bits | row`.
+type Cell = u32;
+
+/// An archetype holding `L` and `G`, as the order was built from it.
+struct Matched {
+    index: usize,
+    rows_epoch: u64,
+    local: usize,
+    global: usize,
+    child_of: Option<usize>,
+    /// Enable-mask slots of `L` and `G`, where enableable.
+    local_bit: Option<usize>,
+    global_bit: Option<usize>,
+}
+
+/// A chunk of a matched archetype: `matched[arch]`, chunk `chunk`.
+#[derive(Clone, Copy)]
+struct Slot {
+    arch: u32,
+    chunk: u32,
+}
+
+/// Kept state of a hierarchy-ordered pass writing `G` from `L` and the parent's `G`.
+///
+/// ```
+/// use ecs_core::{ChildOf, World};
+/// use ecs_query::Propagate;
+///
+/// struct Local(f32);
+/// struct Global(f32);
+///
+/// let mut world = World::new();
+/// let root = world.spawn((Local(1.0), Global(0.0)));
+/// let child = world.spawn((Local(2.0), Global(0.0), ChildOf(root)));
+/// let grandchild = world.spawn((Local(3.0), Global(0.0), ChildOf(child)));
+///
+/// let mut propagate = Propagate::<Local, Global>::new(&mut world);
+/// propagate.run(&mut world, |parent, local, global| {
+///     global.0 = parent.map_or(0.0, |p| p.0) + local.0;
+/// });
+/// assert_eq!(world.get::<Global>(grandchild).unwrap().0, 6.0);
+/// ```
+pub struct Propagate<L: Component, G: Component> {
+    world: WorldId,
+    local: ComponentId,
+    global: ComponentId,
+    child_of: ComponentId,
+    /// `world.archetypes().len()` when `matched` was last brought up to date.
+    archetypes_seen: usize,
+    relationship_version: u64,
+    built: bool,
+    matched: Vec<Matched>,
+    slots: Vec<Slot>,
+    /// Per slot, how many of its rows are nodes.
+    slot_nodes: Vec<u32>,
+    /// Bits of a packed [`Cell`] that hold the row.
+    row_bits: u32,
+    /// Per node in pass order (the spine's, then each subtree's), its cell and its parent's
+    /// (`NO_PARENT` for a root).
+    cells: Vec<Cell>,
+    parents: Vec<Cell>,
+    /// Node index where each subtree starts (the spine is `..units[0]`).
+    units: Vec<u32>,
+    /// Cells of the nodes in slots not every row of which is a node: stamped one by one.
+    partial: Vec<Cell>,
+    /// Per node, its parent's node index (`NO_PARENT` for a root); kept only when some
+    /// matched archetype has `L` or `G` enableable, where a skipped parent skips the child.
+    parent_nodes: Vec<u32>,
+    masked: bool,
+    rebuilds: u64,
+    _types: PhantomData<fn() -> (L, G)>,
+}
+
+impl<L: Component, G: Component> Propagate<L, G> {
+    /// A pass over `world`'s hierarchy, registering `L` and `G`. The order is built at the
+    /// first run.
+    ///
+    /// # Panics
+    /// If `L` and `G` are one type (read and written at once), or `G` is immutable.
+    pub fn new(world: &mut World) -> Self {
+        let local = world.register_component::<L>();
+        let global = world.register_component::<G>();
+        assert!(
+            local != global,
+            "`Propagate<{0}, {0}>` reads and writes `{0}`: the local and the propagated value \
+             must be two types",
+            type_name::<L>()
+        );
+        refuse_immutable(world.components(), global);
+        Self {
+            world: world.id(),
+            local,
+            global,
+            child_of: world.register_component::<ChildOf>(),
+            archetypes_seen: 0,
+            relationship_version: 0,
+            built: false,
+            matched: Vec::new(),
+            slots: Vec::new(),
+            slot_nodes: Vec::new(),
+            row_bits: 0,
+            cells: Vec::new(),
+            parents: Vec::new(),
+            units: Vec::new(),
+            partial: Vec::new(),
+            parent_nodes: Vec::new(),
+            masked: false,
+            rebuilds: 0,
+            _types: PhantomData,
+        }
+    }
+
+    /// Writes `G` of every visited node, parents before children: `f(parent, local, global)`
+    /// gets the parent's `G` (`None` for a root), the node's `L` and its `G`. Rows written are
+    /// stamped changed at a tick of their own (the world's tick advances, as a one-shot query's
+    /// run does).
+    ///
+    /// # Panics
+    /// If `world` is not the world this state was made for.
+    pub fn run(&mut self, world: &mut World, mut f: impl FnMut(Option<&G>, &L, &mut G)) {
+        self.refresh(world);
+        let tick = world.advance_tick();
+        let pass = Pass::new(self, world, tick);
+        // SAFETY: `pass` was made from `&mut World` just now and lives only for this call, so
+        // nothing else touches the world meanwhile; every node, once, in order, on this thread.
+        unsafe { pass.run_nodes(0..self.cells.len(), &mut f) };
+    }
+
+    /// [`Propagate::run`] with the subtrees as tasks on this thread's
+    /// [`Parallelism`](crate::Parallelism): the same values, bit for bit, on any number of
+    /// threads (see the module docs).
+    ///
+    /// # Panics
+    /// As [`Propagate::run`]; a panic of `f` on a task reaches the caller.
+    pub fn par_run(&mut self, world: &mut World, f: impl Fn(Option<&G>, &L, &mut G) + Send + Sync) {
+        self.refresh(world);
+        let tick = world.advance_tick();
+        let pass = Pass::new(self, world, tick);
+        let spine = self.units.first().map_or(self.cells.len(), |&u| u as usize);
+        // SAFETY: as in `run`: the spine runs here, before any task starts.
+        unsafe { pass.run_nodes(0..spine, &mut |p, l, g| f(p, l, g)) };
+        let target = Parallelism::current();
+        let tasks = self.tasks(target.threads());
+        target.for_each(tasks, |nodes| {
+            // SAFETY: every task's nodes are whole subtrees, each in exactly one task; a
+            // subtree's nodes read only their own and their ancestors' cells (the spine's,
+            // written before the tasks started, or the subtree's own), so no cell is written
+            // by one task while another reads or writes it.
+            unsafe { pass.run_nodes(nodes, &mut |p, l, g| f(p, l, g)) }
+        });
+    }
+
+    /// The nodes the last run visited (enable bits aside), for reports and tests.
+    pub fn nodes(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// How many times the order was built: once at the first run, then once per run that
+    /// followed a change to the hierarchy's shape (see the module docs).
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds
+    }
+
+    /// Node ranges of the subtrees, grouped into about four tasks per thread by node count.
+    fn tasks(&self, threads: usize) -> Vec<std::ops::Range<usize>> {
+        let Some(&spine) = self.units.first() else {
+            return Vec::new();
+        };
+        let end = self.cells.len();
+        let per_task = (end - spine as usize).div_ceil(threads.max(1) * 4).max(1);
+        let mut tasks = Vec::new();
+        let mut start = spine as usize;
+        for &unit in &self.units[1..] {
+            if unit as usize - start >= per_task {
+                tasks.push(start..unit as usize);
+                start = unit as usize;
+            }
+        }
+        if start < end {
+            tasks.push(start..end);
+        }
+        tasks
+    }
+
+    /// Brings the order up to date with `world`.
+    fn refresh(&mut self, world: &World) {
+        assert!(
+            world.id() == self.world,
+            "`Propagate<{}, {}>` used with a world it was not made for",
+            type_name::<L>(),
+            type_name::<G>()
+        );
+        let archetypes = world.archetypes();
+        let mut current = self.built && world.relationship_version() == self.relationship_version;
+        if current && archetypes.len() != self.archetypes_seen {
+            // A new archetype matters only if it holds both types.
+            current = !archetypes[self.archetypes_seen..]
+                .iter()
+                .any(|a| a.column(self.local).is_some() && a.column(self.global).is_some());
+            self.archetypes_seen = archetypes.len();
+        }
+        current = current
+            && self
+                .matched
+                .iter()
+                .all(|m| archetypes[m.index].rows_epoch() == m.rows_epoch);
+        if !current {
+            self.rebuild(world);
+        }
+    }
+
+    fn rebuild(&mut self, world: &World) {
+        let archetypes = world.archetypes();
+        self.archetypes_seen = archetypes.len();
+        self.relationship_version = world.relationship_version();
+        self.built = true;
+        self.rebuilds += 1;
+        self.matched.clear();
+        for (index, arch) in archetypes.iter().enumerate() {
+            let (Some(local), Some(global)) = (arch.column(self.local), arch.column(self.global))
+            else {
+                continue;
+            };
+            self.matched.push(Matched {
+                index,
+                rows_epoch: arch.rows_epoch(),
+                local,
+                global,
+                child_of: arch.column(self.child_of),
+                local_bit: arch.enable_slot(local),
+                global_bit: arch.enable_slot(global),
+            });
+        }
+        self.masked = self
+            .matched
+            .iter()
+            .any(|m| m.local_bit.is_some() || m.global_bit.is_some());
+        let forest = Forest::of(world, &self.matched);
+        forest.order(self);
+        self.slots = forest.slots;
+    }
+}

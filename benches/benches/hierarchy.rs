@@ -8,6 +8,10 @@
 //!   and despawned), `propagate_1t_256k_chunks` the same forest in 256 KiB chunks; `vec` is the
 //!   hand-written baseline, `Vec`s of locals and parent indices in an
 //!   order that puts parents first, one pass.
+//! - `aggregate/{100k,1m}`: the bottom-up pass, every node's subtree sum (of `Local`'s three
+//!   fields), children before parents: `aggregate_1t` / `aggregate_2t` run a kept
+//!   [`Propagate`] state's `aggregate` and `par_aggregate` (a pool of 2); `vec` is the
+//!   hand-written child-sum, `Vec`s with parent indices walked backwards once.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
 //!   (`DespawnSources`), beside despawning 100,001 unrelated entities one by one.
 //! - `hooks_elsewhere_10k`: what a world's hooks cost changes of other types: inserting and
@@ -338,9 +342,68 @@ fn bench_hooks_elsewhere(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_aggregate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("aggregate");
+    group.sample_size(20);
+    let init = |l: &Local, g: &mut Global| {
+        *g = Global {
+            x: l.x,
+            y: l.y,
+            scale: l.scale,
+        };
+    };
+    let combine = |parent: &mut Global, child: &Global| {
+        parent.x += child.x;
+        parent.y += child.y;
+        parent.scale += child.scale;
+    };
+    for (label, n) in [("100k", 100_000usize), ("1m", 1_000_000)] {
+        group.throughput(Throughput::Elements(n as u64));
+        let (mut world, _) = forest(n);
+        let mut pass = Propagate::<Local, Global>::new(&mut world);
+        group.bench_function(format!("{label}/aggregate_1t"), |b| {
+            b.iter(|| pass.aggregate(&mut world, init, combine));
+        });
+        let pool = std::sync::Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a pool of 2"),
+        );
+        group.bench_function(format!("{label}/aggregate_2t"), |b| {
+            b.iter(|| {
+                Parallelism::Pool(pool.clone())
+                    .scope(|| pass.par_aggregate(&mut world, init, combine));
+            });
+        });
+        drop(world);
+        let locals: Vec<Local> = (0..n).map(local).collect();
+        let parents: Vec<u32> = (0..n)
+            .map(|i| parent_of(i).map_or(u32::MAX, |p| p as u32))
+            .collect();
+        let mut sums = vec![Global::default(); n];
+        group.bench_function(format!("{label}/vec"), |b| {
+            b.iter(|| {
+                for (sum, l) in sums.iter_mut().zip(&locals) {
+                    init(l, sum);
+                }
+                for i in (0..n).rev() {
+                    if parents[i] != u32::MAX {
+                        let child = sums[i];
+                        combine(&mut sums[parents[i] as usize], &child);
+                    }
+                }
+                black_box(&sums);
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_propagate,
+    bench_aggregate,
     bench_despawn,
     bench_hooks_elsewhere
 );

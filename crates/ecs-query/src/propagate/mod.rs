@@ -202,6 +202,101 @@ impl<L: Component, G: Component> Propagate<L, G> {
         });
     }
 
+    /// The bottom-up pass: children before parents, each parent handed its children's
+    /// results. First `init(local, global)` sets every visited node's `G` from its `L`
+    /// (parents first, the nodes [`Propagate::run`] visits); then `combine(parent, child)`
+    /// folds each node's finished `G` into its parent's, a node only after all of its children
+    /// were folded into it. A parent's children are folded in one fixed order (the reverse of
+    /// the pass order), so sums of floats come out the same on every run. Rows written are
+    /// stamped changed, as by [`Propagate::run`].
+    ///
+    /// ```
+    /// use ecs_core::{ChildOf, World};
+    /// use ecs_query::Propagate;
+    ///
+    /// struct People(u32);
+    /// struct Total(u32);
+    ///
+    /// let mut world = World::new();
+    /// let city = world.spawn((People(0), Total(0)));
+    /// let district = world.spawn((People(10), Total(0), ChildOf(city)));
+    /// world.spawn((People(5), Total(0), ChildOf(district)));
+    /// world.spawn((People(7), Total(0), ChildOf(city)));
+    ///
+    /// let mut totals = Propagate::<People, Total>::new(&mut world);
+    /// totals.aggregate(&mut world, |people, total| total.0 = people.0, |parent, child| {
+    ///     parent.0 += child.0;
+    /// });
+    /// assert_eq!(world.get::<Total>(district).unwrap().0, 15);
+    /// assert_eq!(world.get::<Total>(city).unwrap().0, 22);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Propagate::run`].
+    pub fn aggregate(
+        &mut self,
+        world: &mut World,
+        mut init: impl FnMut(&L, &mut G),
+        mut combine: impl FnMut(&mut G, &G),
+    ) {
+        self.refresh(world);
+        let tick = world.advance_tick();
+        let pass = Pass::new(self, world, tick);
+        let all = 0..self.cells.len();
+        // SAFETY: as in `run`, for both loops: the pass lives only for this call, on this
+        // thread, and each covers every node, whose parents are nodes too.
+        unsafe {
+            pass.run_nodes(all.clone(), &mut |_, l, g| init(l, g));
+            pass.combine_nodes(all, &mut combine);
+        }
+    }
+
+    /// [`Propagate::aggregate`] with the subtrees as tasks on this thread's
+    /// [`Parallelism`](crate::Parallelism): each task sets and folds its own subtrees, then
+    /// the calling thread folds the subtrees' roots and the spine. Every parent's children are
+    /// folded in the same order as by `aggregate`, so the values are the same, bit for bit, on
+    /// any number of threads.
+    ///
+    /// # Panics
+    /// As [`Propagate::run`]; a panic of `init` or `combine` on a task reaches the caller.
+    pub fn par_aggregate(
+        &mut self,
+        world: &mut World,
+        init: impl Fn(&L, &mut G) + Send + Sync,
+        combine: impl Fn(&mut G, &G) + Send + Sync,
+    ) {
+        self.refresh(world);
+        let tick = world.advance_tick();
+        let pass = Pass::new(self, world, tick);
+        let spine = self.units.first().map_or(self.cells.len(), |&u| u as usize);
+        // SAFETY: as in `par_run`: the spine's forward pass runs here, before any task.
+        unsafe { pass.run_nodes(0..spine, &mut |_, l, g| init(l, g)) };
+        let target = Parallelism::current();
+        let tasks = self.tasks(target.threads());
+        let units = &self.units;
+        target.for_each(tasks, |nodes| {
+            // SAFETY: as in `par_run` for the forward pass. The fold of each subtree leaves out
+            // its root (the subtree's first node, whose parent is on the spine or none), so every
+            // node folded has its parent in the same subtree, which is this task's alone.
+            unsafe {
+                pass.run_nodes(nodes.clone(), &mut |_, l, g| init(l, g));
+                for unit in unit_ranges(units, nodes) {
+                    pass.combine_nodes(unit.start + 1..unit.end, &mut |p, c| combine(p, c));
+                }
+            }
+        });
+        // The subtrees' roots, then the spine, each last node first: for every parent, the same
+        // order of children as `aggregate`'s single backward walk (roots come after the spine).
+        for &root in units.iter().rev() {
+            let root = root as usize;
+            // SAFETY: every task has finished; a root's parent is a spine node or none, and
+            // nothing else runs on the pass now.
+            unsafe { pass.combine_nodes(root..root + 1, &mut |p, c| combine(p, c)) };
+        }
+        // SAFETY: as above; spine nodes' parents are spine nodes.
+        unsafe { pass.combine_nodes(0..spine, &mut |p, c| combine(p, c)) };
+    }
+
     /// The nodes the last run visited (enable bits aside), for reports and tests.
     pub fn nodes(&self) -> usize {
         self.cells.len()
@@ -291,4 +386,20 @@ impl<L: Component, G: Component> Propagate<L, G> {
         forest.order(self);
         self.slots = forest.slots;
     }
+}
+
+/// The subtrees (`units[i]..units[i + 1]`, the last ending at `nodes.end`) inside `nodes`, a
+/// task's range of whole subtrees.
+fn unit_ranges(
+    units: &[u32],
+    nodes: std::ops::Range<usize>,
+) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let first = units.partition_point(|&u| (u as usize) < nodes.start);
+    let last = units.partition_point(|&u| (u as usize) < nodes.end);
+    (first..last).map(move |i| {
+        let end = units
+            .get(i + 1)
+            .map_or(nodes.end, |&u| (u as usize).min(nodes.end));
+        units[i] as usize..end
+    })
 }

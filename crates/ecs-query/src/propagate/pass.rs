@@ -153,6 +153,48 @@ impl<'a, L: Component, G: Component> Pass<'a, L, G> {
         }
     }
 
+    /// Hands each node of `range` that has a parent, last node first, to `combine` with its
+    /// parent's `G`: `combine(parent, child)`. Nodes are in pass order (parents before
+    /// children), so walking it backwards completes every node's children before the node is
+    /// handed to its own parent. In masked passes only nodes the forward pass wrote take part
+    /// (their parents were written too).
+    ///
+    /// # Safety
+    /// The world this pass was made from is not otherwise used while it runs, the forward
+    /// pass ran over every node of `range` and their parents, every node of `range` has its
+    /// parent in `range` (a node whose parent lies elsewhere must be left out of it), and no
+    /// other call touches the nodes of `range` at the same time.
+    pub(super) unsafe fn combine_nodes(
+        &self,
+        range: std::ops::Range<usize>,
+        combine: &mut impl FnMut(&mut G, &G),
+    ) {
+        let bits = self.row_bits;
+        let mask = (1u32 << bits) - 1;
+        let globals = self.globals.as_slice();
+        let masked = !self.masks.is_empty();
+        for k in range.rev() {
+            let (cell, parent) = (self.cells[k], self.parents[k]);
+            if parent == NO_PARENT || (masked && !self.written[k].load(Ordering::Relaxed)) {
+                continue;
+            }
+            let (slot, row) = ((cell >> bits) as usize, (cell & mask) as usize);
+            let (pslot, prow) = ((parent >> bits) as usize, (parent & mask) as usize);
+            debug_assert!(slot < globals.len() && pslot < globals.len());
+            // SAFETY: both cells name slots of this pass and live rows (`Pass` invariant); they
+            // are two rows (a node is not its own parent), so the shared borrow of the child's
+            // `G` and the exclusive one of its parent's do not overlap; both nodes are this
+            // call's alone (this fn's contract).
+            let (child, parent) = unsafe {
+                (
+                    &*globals.get_unchecked(slot).add(row),
+                    &mut *globals.get_unchecked(pslot).add(prow),
+                )
+            };
+            combine(parent, child);
+        }
+    }
+
     /// Masked passes: whether `node` (row `row` of `slot`) has both values enabled and a
     /// written parent; records the node as written, and stamps its row.
     #[cold]

@@ -83,7 +83,7 @@ impl CommandBuffer {
     /// ```
     pub fn spawn_in<B: Bundle>(&mut self, world: &World, bundle: B) -> Entity {
         let entity = world.reserve_entity();
-        self.queue.insert("spawn", entity, bundle);
+        self.queue.spawn_reserved(entity, bundle);
         entity
     }
 

@@ -18,7 +18,9 @@
 use std::any::type_name;
 use std::collections::VecDeque;
 
-use ecs_core::{drop_each, resume_unless_unwinding, Bundle, Component, Entity, World};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use ecs_core::{drop_each, resume_unless_unwinding, ArchetypeId, Bundle, Component, Entity, World};
 
 use crate::error::CommandError;
 use crate::id_lanes::LanePlan;
@@ -47,6 +49,12 @@ pub struct CommandQueue {
     commands: VecDeque<Command>,
     /// The id lane this run's spawns reserve in, if the schedule opened one.
     lane: Option<u32>,
+    /// The spawns among `commands`: each one's position (counted as `front`) and the id it
+    /// reserved, in order. A spawn that never runs, or fails, frees its id
+    /// ([`CommandQueue::discard`]), so no entity is left alive and empty by accident.
+    spawns: VecDeque<(usize, Entity)>,
+    /// The position of `commands[0]`: commands applied since the queue was last empty.
+    front: usize,
 }
 
 impl CommandQueue {
@@ -55,7 +63,14 @@ impl CommandQueue {
     /// # Panics
     /// If a command panics, the panic goes on at once and the commands after it stay in the
     /// queue, unapplied and not dropped (so no `Drop` runs during the unwind): the caller
-    /// decides whether to apply or [`clear`](CommandQueue::clear) them.
+    /// decides whether to apply or drop them ([`discard`](CommandQueue::discard) frees the ids
+    /// their spawns reserved). A spawn that panicked before its entity got a component frees
+    /// its id first.
+    ///
+    /// From an `OnReplace` / `OnRemove` observer, which runs before its change while the old
+    /// value can be read ([`World::is_deferring`]), the commands are handed to
+    /// [`World::defer`] instead: they run once that change completes, and failures are skipped
+    /// without a report (the change's caller has no list to take them).
     ///
     /// ```
     /// # use ecs_core::World;
@@ -71,15 +86,12 @@ impl CommandQueue {
     /// queue.apply(&mut world, "doc", &mut errors);
     /// assert_eq!((world.len(), errors.len(), queue.len()), (0, 1, 0));
     /// ```
-    ///
-    /// From an `OnReplace` / `OnRemove` observer, which runs before its change while the old
-    /// value can be read ([`World::is_deferring`]), the commands are handed to
-    /// [`World::defer`] instead: they run once that change completes, and failures are skipped
-    /// without a report (the change's caller has no list to take them).
     pub fn apply(&mut self, world: &mut World, system: &str, errors: &mut Vec<CommandError>) {
         self.lane = None;
         if world.is_deferring() && !self.commands.is_empty() {
             let commands = std::mem::take(&mut self.commands);
+            self.spawns.clear();
+            self.front = 0;
             world.defer(move |world| {
                 for command in commands {
                     let _ = command(world);
@@ -88,7 +100,29 @@ impl CommandQueue {
             return;
         }
         while let Some(command) = self.commands.pop_front() {
-            if let Err((command, entity, reason)) = command(world) {
+            let at = self.front;
+            self.front += 1;
+            let spawned = match self.spawns.front() {
+                Some(&(spawn_at, entity)) if spawn_at == at => {
+                    self.spawns.pop_front();
+                    Some(entity)
+                }
+                _ => None,
+            };
+            let result = match spawned {
+                None => command(world),
+                Some(entity) => match catch_unwind(AssertUnwindSafe(|| command(world))) {
+                    Ok(result) => result,
+                    Err(panic) => {
+                        free_if_empty(world, entity);
+                        resume_unwind(panic);
+                    }
+                },
+            };
+            if let Err((command, entity, reason)) = result {
+                if spawned.is_some() {
+                    free_if_empty(world, entity);
+                }
                 errors.push(CommandError {
                     system: system.to_owned(),
                     command,
@@ -97,6 +131,31 @@ impl CommandQueue {
                 });
             }
         }
+        self.front = 0;
+    }
+
+    /// Drops every recorded command, as [`clear`](CommandQueue::clear), and frees the ids
+    /// their spawns reserved: those entities never got their components, so they are
+    /// despawned rather than left alive and empty (one something else gave a component
+    /// meanwhile is kept). Schedules discard the commands of a run that panicked this way.
+    ///
+    /// ```
+    /// # use ecs_core::World;
+    /// # use ecs_sched::{CommandQueue, Commands, SystemParam};
+    /// let mut world = World::new();
+    /// let mut queue: CommandQueue = <Commands>::init_state(&mut world);
+    /// // SAFETY: no system runs at the same time.
+    /// let mut commands = unsafe { <Commands>::get(&mut queue, &world, "doc") };
+    /// let e = commands.spawn((1u32,));
+    /// queue.discard(&mut world);
+    /// world.flush();
+    /// assert!(queue.is_empty() && !world.contains(e) && world.is_empty());
+    /// ```
+    pub fn discard(&mut self, world: &mut World) {
+        for (_, entity) in std::mem::take(&mut self.spawns) {
+            free_if_empty(world, entity);
+        }
+        self.clear();
     }
 
     /// Drops every recorded command.
@@ -118,6 +177,8 @@ impl CommandQueue {
     /// ```
     pub fn clear(&mut self) {
         self.lane = None;
+        self.spawns.clear();
+        self.front = 0;
         resume_unless_unwinding(drop_each(self.commands.drain(..)));
     }
 
@@ -172,7 +233,18 @@ impl CommandQueue {
 
     /// Moves every command of `other` to the end of this queue, in order.
     pub(crate) fn append(&mut self, other: &mut CommandQueue) {
+        let end = self.front + self.commands.len();
+        let rebase = |(at, e): (usize, Entity)| (at - other.front + end, e);
+        self.spawns.extend(other.spawns.drain(..).map(rebase));
+        other.front = 0;
         self.commands.append(&mut other.commands);
+    }
+
+    /// Records the spawn of `bundle` into the reserved id `entity`.
+    pub(crate) fn spawn_reserved<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        self.spawns
+            .push_back((self.front + self.commands.len(), entity));
+        self.insert("spawn", entity, bundle);
     }
 
     pub(crate) fn insert<B: Bundle>(&mut self, command: &'static str, entity: Entity, bundle: B) {
@@ -279,7 +351,7 @@ impl<'w, 's> Commands<'w, 's> {
     /// ```
     pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
         let entity = self.queue.reserve(self.world);
-        self.queue.insert("spawn", entity, bundle);
+        self.queue.spawn_reserved(entity, bundle);
         entity
     }
 
@@ -465,6 +537,19 @@ impl ParCommands {
     /// Whether nothing is recorded.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
+    }
+}
+
+/// Despawns `entity`, a spawn command's reserved id, if it is alive without a component (its
+/// spawn never ran, failed or panicked); a panic of that despawn is swallowed, as the entity
+/// holds nothing whose `Drop` could raise it.
+fn free_if_empty(world: &mut World, entity: Entity) {
+    world.flush();
+    let empty = world
+        .location(entity)
+        .is_some_and(|loc| loc.archetype == ArchetypeId::EMPTY);
+    if empty {
+        let _ = catch_unwind(AssertUnwindSafe(|| world.despawn(entity)));
     }
 }
 

@@ -505,7 +505,7 @@ unsafe impl SystemParam for Commands<'_, '_> {
         discard: bool,
     ) {
         if discard {
-            state.clear();
+            state.discard(world);
         } else {
             state.apply(world, system, errors);
         }

@@ -285,7 +285,13 @@ fn a_panicking_command_drops_every_later_command_and_the_next_run_is_clean() {
     let mut world = World::new();
     world.insert_resource(Fail(true));
     let payload = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
-    assert_eq!(message(&*payload), "command failed");
+    let message = message(&*payload);
+    assert!(
+        message.starts_with("a command recorded by system `")
+            && message.contains("bad_command")
+            && message.ends_with("` panicked: command failed"),
+        "{message}"
+    );
     world.check_invariants();
     assert_eq!(markers(&mut world), 0);
 
@@ -309,7 +315,13 @@ fn a_panicking_command_at_a_sync_point_drops_the_rest_of_the_run() {
     let mut world = World::new();
     world.insert_resource(Fail(true));
     let payload = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).unwrap_err();
-    assert_eq!(message(&*payload), "command failed");
+    let message = message(&*payload);
+    assert!(
+        message.starts_with("a command recorded by system `")
+            && message.contains("bad_command")
+            && message.ends_with("` panicked: command failed"),
+        "{message}"
+    );
     assert_eq!(
         markers(&mut world),
         0,

@@ -358,9 +358,14 @@ fn stress(iterations: u64, seed: u64, progress: mpsc::Sender<u64>) {
                     assert!(empty.is_empty(), "iteration {iteration}");
                 } else {
                     // The run's commands were dropped: no entity gained or lost components,
-                    // and every id reserved became an empty entity.
+                    // and the ids their spawns reserved were freed, none left alive and empty.
                     assert_eq!(populated_after, populated_before, "iteration {iteration}");
-                    assert_eq!(empty.len(), plan.reserved.load(Ordering::SeqCst));
+                    assert!(
+                        empty.is_empty(),
+                        "iteration {iteration}: {} of {} reserved ids left empty",
+                        empty.len(),
+                        plan.reserved.load(Ordering::SeqCst)
+                    );
                 }
                 for e in empty {
                     world.despawn(e).expect("empty entities are live");

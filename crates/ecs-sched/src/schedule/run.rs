@@ -99,7 +99,11 @@ impl Schedule {
         };
         self.command_timing.record(commands_time, true);
         self.frame_timing.record(frame_start.elapsed(), true);
-        let CommandPanics { apply, cleanup } = commands;
+        let CommandPanics {
+            apply,
+            apply_system,
+            cleanup,
+        } = commands;
         let mut report = panic.map(|(name, payload)| {
             let message = format!("system `{name}` panicked: {}", panic_message(&*payload));
             drop_payload(payload);
@@ -124,6 +128,16 @@ impl Schedule {
             resume_unwind(Box::new(message));
         }
         if let Some(payload) = apply {
+            // Which system's command it was: the rest of the run's commands were dropped, and
+            // the ids their spawns reserved freed (`CommandQueue::discard`).
+            if let Some(system) = apply_system {
+                let message = format!(
+                    "a command recorded by system `{system}` panicked: {}",
+                    panic_message(&*payload)
+                );
+                drop_payload(payload);
+                resume_unwind(Box::new(message));
+            }
             resume_unwind(payload);
         }
         Ok(())
@@ -212,7 +226,8 @@ impl Run<'_> {
         }
         apply_commands(systems, order, world, skipped, discard, &mut commands);
         *commands_time += start.elapsed();
-        // Ids reserved by dropped or failed commands still become (empty) entities now, so the
+        // Dropped commands freed the ids their spawns reserved (`CommandQueue::discard`); any
+        // other reservation (`World::reserve_entity` from a system) becomes an entity now, so the
         // world has no pending reservations between runs.
         world.flush();
         (panic, commands)
@@ -224,6 +239,8 @@ impl Run<'_> {
 struct CommandPanics {
     /// The first command that panicked while applied; every command after it is dropped.
     apply: Option<Payload>,
+    /// The system that recorded it (none for an event update's panic).
+    apply_system: Option<String>,
     /// Panics of `Drop`s while unapplied commands were dropped: reported beside the panic
     /// that made the run drop them, never instead of it.
     cleanup: Vec<Payload>,
@@ -250,7 +267,10 @@ fn apply_commands(
             }));
             match applied {
                 Ok(()) => continue,
-                Err(payload) => keep_first(&mut panics.apply, payload),
+                Err(payload) => {
+                    panics.apply_system = Some(system.name().to_owned());
+                    keep_first(&mut panics.apply, payload);
+                }
             }
         }
         let dropped = catch_unwind(AssertUnwindSafe(|| {

@@ -13,8 +13,10 @@
 //!   lists to the new ones; removing it, or despawning the source, takes the source out of
 //!   them (a list left empty is removed);
 //! - a target's list cannot name a source that does not point at it: inserting a list makes
-//!   each listed source point at the target, removing the list removes the relationship from
-//!   its sources;
+//!   each listed source point at the target (moving a source that pointed elsewhere), removing
+//!   the list removes the relationship from its sources; an inserted list is normalised first:
+//!   repeats (the first stays), dead entities and the target itself are dropped, and a list
+//!   left empty is removed;
 //! - despawning a target applies the relationship's [`DespawnPolicy`] to its sources.
 //!
 //! A relationship naming a dead entity or its own source is dropped from the source when the
@@ -132,19 +134,18 @@ impl World {
     /// As [`World::set_component_hooks`] for either type (hooks already set, or the type is in
     /// use); nothing changes then.
     pub fn register_relationship<R: Relationship>(&mut self) -> Result<(), WorldError> {
-        // Both or neither: check the target's type first, so a failure leaves no half.
-        if self.component_hooks::<R::Target>().is_some() {
-            return Err(WorldError::HooksAlreadySet {
-                component: std::any::type_name::<R::Target>(),
-            });
-        }
+        // Both or neither: every check of both types before anything is installed, so a
+        // failure (hooks already set, or a type in use) leaves nothing half done.
+        self.check_hooks_settable::<R>()?;
+        self.check_hooks_settable::<R::Target>()?;
         let mut source = ComponentHooks::new()
             .on_insert(source_inserted::<R>)
             .on_replace(source_replaced::<R>);
         source.check_invariants = Some(check_relationship::<R>);
         source.relationship = true;
         source.immutable = true;
-        self.set_component_hooks::<R>(source)?;
+        self.set_component_hooks::<R>(source)
+            .expect("checked above: no hooks, not in use");
         let mut target = ComponentHooks::new()
             .on_insert(target_inserted::<R::Target>)
             .on_replace(target_replaced::<R::Target>);
@@ -152,6 +153,8 @@ impl World {
         target.relationship_target = true;
         target.immutable = true;
         self.set_component_hooks::<R::Target>(target)
+            .expect("checked above: no hooks, not in use");
+        Ok(())
     }
 
     /// The entities `entity` points at through `R` (empty if it has no `R` or is not alive).
@@ -226,18 +229,44 @@ fn source_replaced<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookConte
     });
 }
 
-/// A target list written: make each listed source point at the target.
+/// A target list written: normalise it, then make each listed source point at the target.
 fn target_inserted<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: HookContext) {
     let target = ctx.entity;
-    let sources: Ids = world
-        .get::<T>(target)
-        .map(|t| t.sources().iter().copied().collect())
-        .unwrap_or_default();
     world.commands().add(move |world| {
+        let Some(sources) = normalise::<T>(world, target) else {
+            return;
+        };
         for source in sources {
             adopt::<T>(world, target, source);
         }
     });
+}
+
+/// Drops from `target`'s hand-written list every entry that cannot be a source of it: a
+/// repeat (the first stays), a dead entity, and `target` itself; removes a list left empty.
+/// Returns the sources that stay, in order (`None` if the list is gone). A source whose
+/// relationship points elsewhere stays: [`adopt`] moves it here, as inserting the list asks.
+fn normalise<T: RelationshipTarget>(world: &mut World, target: Entity) -> Option<Vec<Entity>> {
+    let listed: Vec<Entity> = world.get::<T>(target).ok()?.sources().to_vec();
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+        listed.len(),
+        ahash::RandomState::with_seeds(0, 0, 0, 0),
+    );
+    let kept: Vec<Entity> = listed
+        .iter()
+        .copied()
+        .filter(|&s| s != target && world.contains(s) && seen.insert(s))
+        .collect();
+    if kept.len() != listed.len() {
+        if kept.is_empty() {
+            drop(world.remove::<(T,)>(target));
+            return None;
+        }
+        let list = world.get_mut_in_place::<T>(target).ok()?;
+        list.sources_mut().clone_from(&kept);
+        world.note_relationship_write();
+    }
+    Some(kept)
 }
 
 /// A target list about to be overwritten or removed: its sources lose the relationship, or

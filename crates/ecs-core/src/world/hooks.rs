@@ -271,9 +271,22 @@ impl World {
         &mut self,
         hooks: ComponentHooks,
     ) -> Result<(), WorldError> {
-        let component = type_name::<T>();
+        self.check_hooks_settable::<T>()?;
         let type_id = std::any::TypeId::of::<T>();
-        if self.hooks.contains_key(&type_id) {
+        self.hooks.insert(type_id, hooks);
+        self.components.set_hooked(type_id);
+        if hooks.immutable {
+            self.components.set_immutable(type_id);
+        }
+        Ok(())
+    }
+
+    /// Whether [`World::set_component_hooks`] would accept hooks for `T` now: the checks it
+    /// makes before installing anything, for callers that install several sets at once and
+    /// must check them all first.
+    pub(crate) fn check_hooks_settable<T: Component>(&self) -> Result<(), WorldError> {
+        let component = type_name::<T>();
+        if self.hooks.contains_key(&std::any::TypeId::of::<T>()) {
             return Err(WorldError::HooksAlreadySet { component });
         }
         if let Some(id) = self.components.id::<T>() {
@@ -285,11 +298,6 @@ impl World {
             if in_use {
                 return Err(WorldError::HooksAfterUse { component });
             }
-        }
-        self.hooks.insert(type_id, hooks);
-        self.components.set_hooked(type_id);
-        if hooks.immutable {
-            self.components.set_immutable(type_id);
         }
         Ok(())
     }

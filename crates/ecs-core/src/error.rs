@@ -89,11 +89,11 @@ impl std::error::Error for HierarchyError {}
 /// [`World::clone_entity`](crate::World::clone_entity) could not clone.
 ///
 /// ```
-/// # use ecs_core::{CloneError, World};
+/// # use ecs_core::{CloneError, CloneOptions, World};
 /// struct Handle(u32); // registered neither as pod nor as clone
 /// let mut world = World::new();
 /// let e = world.spawn((Handle(1),));
-/// let err = world.clone_entity(e).unwrap_err();
+/// let err = world.clone_entity_with(e, &CloneOptions::new().strict()).unwrap_err();
 /// assert!(matches!(err, CloneError::NotClonable { entity, .. } if entity == e));
 /// assert!(err.to_string().contains("Handle"));
 /// ```
@@ -103,7 +103,8 @@ pub enum CloneError {
     /// The entity is not alive.
     NoSuchEntity(Entity),
     /// The entity holds a component registered neither with `register_pod` nor with
-    /// `register_clone`, and the options do not leave it out.
+    /// `register_clone`, the options are [`strict`](crate::CloneOptions::strict), and they do
+    /// not leave it out.
     NotClonable {
         /// The entity.
         entity: Entity,
@@ -119,7 +120,8 @@ impl fmt::Display for CloneError {
             Self::NotClonable { entity, component } => write!(
                 f,
                 "entity {entity:?} holds `{component}`, which cannot be cloned: register it with \
-                 `register_clone` (or `register_pod`), or leave it out with `CloneOptions::deny`"
+                 `register_clone` (or `register_pod`), leave it out with `CloneOptions::deny`, or \
+                 clone without `CloneOptions::strict`"
             ),
         }
     }

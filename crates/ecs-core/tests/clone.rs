@@ -46,10 +46,19 @@ fn allow_deny_and_unclonable_types() {
     let e = world.spawn((Name("a".into()), Hp(1), Opaque));
     let before = world.len();
     assert!(matches!(
-        world.clone_entity(e),
+        world.clone_entity_with(e, &CloneOptions::new().strict()),
         Err(CloneError::NotClonable { component, .. }) if component.ends_with("Opaque")
     ));
     assert_eq!(world.len(), before, "a failed clone spawns nothing");
+    // By default what cannot be cloned is left out, and the rest copied.
+    let lenient = world.clone_entity(e).unwrap();
+    assert!(world.has::<Name>(lenient) && world.has::<Hp>(lenient));
+    assert!(!world.has::<Opaque>(lenient));
+    world.despawn(lenient).unwrap();
+    // Strict, with the type denied: no refusal.
+    world
+        .clone_entity_with(e, &CloneOptions::new().strict().deny::<Opaque>())
+        .unwrap();
     let only_hp = world
         .clone_entity_with(e, &CloneOptions::new().allow::<Hp>())
         .unwrap();
@@ -87,4 +96,31 @@ fn clone_into_another_world_links_the_subtree_there() {
     assert_eq!(hps, [0, 1, 2]);
     other.check_invariants();
     world.check_invariants();
+}
+
+#[test]
+fn a_subtree_with_unclonable_components_is_copied_without_them_into_another_world() {
+    let mut world = world();
+    let root = world.spawn((Name("tank".into()), Opaque));
+    let child = world.spawn((ChildOf(root), Hp(3), Opaque));
+    let mut other = World::new();
+    other.register_clone::<Name>();
+    other.register_clone::<Hp>();
+    let copy = world
+        .clone_entity_into(root, &mut other, &CloneOptions::new().with_children())
+        .unwrap();
+    assert_eq!(other.get::<Name>(copy), Ok(&Name("tank".into())));
+    assert!(!other.has::<Opaque>(copy));
+    let copied_child = other.children(copy)[0];
+    assert_eq!(other.get::<Hp>(copied_child), Ok(&Hp(3)));
+    assert!(!other.has::<Opaque>(copied_child));
+    // Strict refuses the same subtree, naming the type, and spawns nothing there.
+    let before = other.len();
+    let strict = CloneOptions::new().with_children().strict();
+    assert!(matches!(
+        world.clone_entity_into(child, &mut other, &strict),
+        Err(CloneError::NotClonable { component, .. }) if component.ends_with("Opaque")
+    ));
+    assert_eq!(other.len(), before);
+    other.check_invariants();
 }

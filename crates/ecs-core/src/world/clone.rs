@@ -2,8 +2,12 @@
 //! another one, optionally with its whole subtree.
 //!
 //! A component can be cloned if its type is registered for snapshots (`register_pod` or
-//! `register_clone`: the registry already knows how to copy it); [`CloneOptions`] can leave
-//! types out (`deny`) or name the only ones to copy (`allow`). The hierarchy is the engine's:
+//! `register_clone`: the registry already knows how to copy it). A component that is not is
+//! left out of the clone, as in bevy; [`CloneOptions::strict`] refuses the clone instead
+//! (`CloneError::NotClonable`, naming the type), for code that must not lose a component
+//! silently. [`CloneOptions`] can also leave types out (`deny`) or name the only ones to copy
+//! (`allow`). Chunk components are never copied (they belong to the chunk). The hierarchy is
+//! the engine's:
 //! - `Children` (and every relationship's target list) is never copied: the engine keeps it
 //!   from the children's side, and copying it would take the children from the original;
 //! - in the same world, a clone of a child is a child of the same parent (a sibling);
@@ -44,10 +48,11 @@ pub struct CloneOptions {
     allow: Option<Vec<TypeId>>,
     deny: Vec<TypeId>,
     children: bool,
+    strict: bool,
 }
 
 impl CloneOptions {
-    /// Every component, the entity alone.
+    /// Every component that can be cloned (the others left out), the entity alone.
     pub fn new() -> Self {
         Self::default()
     }
@@ -58,6 +63,27 @@ impl CloneOptions {
         self.allow
             .get_or_insert_with(Vec::new)
             .push(TypeId::of::<T>());
+        self
+    }
+
+    /// Refuses to clone, with [`CloneError::NotClonable`] naming the first component that
+    /// cannot be cloned, rather than leaving such components out; nothing is spawned then. A
+    /// type left out by `deny` or `allow` is not refused.
+    ///
+    /// ```
+    /// # use ecs_core::{CloneError, CloneOptions, World};
+    /// struct Handle(u32); // registered for no clone
+    /// let mut world = World::new();
+    /// world.register_pod::<u32>();
+    /// let e = world.spawn((Handle(1), 7u32));
+    /// let lenient = world.clone_entity(e).unwrap();
+    /// assert!(world.has::<u32>(lenient) && !world.has::<Handle>(lenient));
+    /// let strict = world.clone_entity_with(e, &CloneOptions::new().strict());
+    /// assert!(matches!(strict, Err(CloneError::NotClonable { .. })));
+    /// ```
+    #[must_use]
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
         self
     }
 
@@ -99,13 +125,13 @@ impl World {
         self.cloners.insert(TypeId::of::<T>(), clone_value::<T>);
     }
 
-    /// A new entity with a clone of every component of `entity` (see the module docs of
-    /// `world/clone.rs` for the hierarchy); shorthand for `clone_entity_with(entity,
-    /// &CloneOptions::new())`.
+    /// A new entity with a clone of every component of `entity` that can be cloned (registered
+    /// with `register_pod` or `register_clone`; the others are left out, see
+    /// [`CloneOptions::strict`] to refuse instead, and the module docs of `world/clone.rs` for
+    /// the hierarchy); shorthand for `clone_entity_with(entity, &CloneOptions::new())`.
     ///
     /// # Errors
-    /// [`CloneError::NoSuchEntity`], or [`CloneError::NotClonable`] naming a component
-    /// registered for no snapshot; nothing is spawned then.
+    /// [`CloneError::NoSuchEntity`]; nothing is spawned then.
     ///
     /// ```
     /// # use ecs_core::{ChildOf, World};
@@ -230,11 +256,16 @@ impl World {
                     continue;
                 }
             }
-            let clone = self.cloners.get(&type_id).ok_or(CloneError::NotClonable {
-                entity,
-                component: info.name(),
-            })?;
-            values.extend(clone(self, entity));
+            match self.cloners.get(&type_id) {
+                Some(clone) => values.extend(clone(self, entity)),
+                None if options.strict => {
+                    return Err(CloneError::NotClonable {
+                        entity,
+                        component: info.name(),
+                    })
+                }
+                None => {}
+            }
         }
         Ok(values)
     }

@@ -79,7 +79,9 @@ impl fmt::Display for StateError {
             Self::ResourceNotSnapshotted { system, resource } => write!(
                 f,
                 "system `{system}` writes `{resource}`, which world snapshots leave out; call \
-                 `world.register_snapshot_resource::<{resource}>()` (or `register_pod_resource`)"
+                 `world.register_snapshot_resource::<{resource}>()` (or `register_pod_resource`) \
+                 to roll it back, or `world.register_resource_outside_snapshots::<{resource}>()` \
+                 if it is not part of the simulation"
             ),
             Self::ScheduleMismatch { detail } => {
                 write!(f, "the schedules differ from the snapshot's: {detail}")
@@ -148,12 +150,14 @@ impl<'a> StateWriter<'a> {
         self.out.push(Saved::Tick(tick));
     }
 
-    /// Checks that resource `R` is in world snapshots, for a parameter that writes it.
+    /// Checks that resource `R` is in world snapshots, or declared outside the simulation
+    /// ([`World::register_resource_outside_snapshots`]), for a parameter that writes it.
     ///
     /// # Errors
     /// [`StateError::ResourceNotSnapshotted`] naming the system and `R`.
     pub fn require_snapshot_resource<R: 'static>(&self) -> Result<(), StateError> {
-        if self.world.is_snapshot_resource::<R>() {
+        if self.world.is_snapshot_resource::<R>() || self.world.is_resource_outside_snapshots::<R>()
+        {
             Ok(())
         } else {
             Err(StateError::ResourceNotSnapshotted {

@@ -343,12 +343,15 @@ pub(crate) fn clone_hooks<R: Clone + Send + Sync + 'static>() -> ResourceHooks {
 /// 3. `hashers[id]` is `Some(f)` only if `f` is `hash_values::<T>` for the type with that id.
 /// 4. `codecs[id]` is `Some(c)` only if `c` is `column_codec::<T, _>` for the type with that
 ///    id, which is then registered `Clone` (or pod).
+/// 5. A `TypeId` is in `resources` or in `outside`, never both: the later call wins.
 #[derive(Default)]
 pub(crate) struct SnapshotRegistry {
     kinds: Vec<Option<ColumnKind>>,
     hashers: Vec<Option<HashValues>>,
     codecs: Vec<Option<ColumnCodec>>,
     resources: Vec<ResourceHooks>,
+    /// Resources declared outside snapshots: never in `resources` (invariant 5).
+    outside: Vec<std::any::TypeId>,
     /// Clone functions for state values (simulation snapshots).
     pub(crate) states: super::state_types::StateTypes,
 }
@@ -399,6 +402,7 @@ impl SnapshotRegistry {
     }
 
     pub(crate) fn add_resource(&mut self, hooks: ResourceHooks) {
+        self.outside.retain(|&t| t != hooks.type_id);
         match self
             .resources
             .iter_mut()
@@ -421,5 +425,18 @@ impl SnapshotRegistry {
     /// The registered resources.
     pub(crate) fn resources(&self) -> &[ResourceHooks] {
         &self.resources
+    }
+
+    /// Declares resource `type_id` outside snapshots, dropping a snapshot registration of it.
+    pub(crate) fn put_outside(&mut self, type_id: std::any::TypeId) {
+        self.resources.retain(|h| h.type_id != type_id);
+        if !self.outside.contains(&type_id) {
+            self.outside.push(type_id);
+        }
+    }
+
+    /// Whether resource `type_id` was declared outside snapshots.
+    pub(crate) fn is_outside(&self, type_id: std::any::TypeId) -> bool {
+        self.outside.contains(&type_id)
     }
 }

@@ -361,6 +361,36 @@ impl World {
         self.snapshots.resources().iter().any(|h| h.type_id == id)
     }
 
+    /// Declares resource `R` outside the simulation (a debug probe, a render buffer, a metrics
+    /// sink): snapshots leave it out, a restore leaves it as it is, and a simulation snapshot
+    /// (`ecs_sched::SimSnapshot`) of systems that write it succeeds, where an undeclared
+    /// resource a system writes is refused. Any type can be declared, `Mutex<Vec<_>>`
+    /// included. Declaring a resource registered for snapshots takes it out of them; a later
+    /// `register_*_resource` puts it back.
+    ///
+    /// ```
+    /// # use std::sync::Mutex;
+    /// # use ecs_core::World;
+    /// struct Probe(Mutex<Vec<u32>>);
+    /// let mut world = World::new();
+    /// world.register_resource_outside_snapshots::<Probe>();
+    /// world.insert_resource(Probe(Mutex::new(vec![1])));
+    /// let snap = world.snapshot().unwrap();
+    /// world.resource::<Probe>().0.lock().unwrap().push(2);
+    /// world.restore(&snap).unwrap();
+    /// assert_eq!(*world.resource::<Probe>().0.lock().unwrap(), [1, 2]); // left as it is
+    /// assert!(world.is_resource_outside_snapshots::<Probe>());
+    /// ```
+    pub fn register_resource_outside_snapshots<R: 'static>(&mut self) {
+        self.snapshots.put_outside(std::any::TypeId::of::<R>());
+    }
+
+    /// Whether resource `R` was declared outside snapshots
+    /// ([`World::register_resource_outside_snapshots`]).
+    pub fn is_resource_outside_snapshots<R: 'static>(&self) -> bool {
+        self.snapshots.is_outside(std::any::TypeId::of::<R>())
+    }
+
     /// Records that values of `T` may be cloned into a simulation snapshot (a system's
     /// `Local<T>`, for instance). Types registered for world snapshots and the primitive types
     /// need no call.

@@ -87,12 +87,13 @@ pub use entity_ref::EntityRef;
 pub use error::{
     CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
 };
-pub use hierarchy::{Ancestors, ChildOf, Children, Descendants, DescendantsBreadthFirst};
+pub use hierarchy::{ChildOf, Children};
 pub use ids::{ArchetypeId, RowTicks, WorldId};
 pub use query_cache::QueryCache;
 pub use relationship::{DespawnPolicy, Relationship, RelationshipTarget};
 pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
+pub use world::hierarchy::{Ancestors, Descendants, DescendantsBreadthFirst};
 
 /// The name [`RowTicks`] had before "row ticks" became the one name for per-row change and
 /// add ticks.

@@ -1,0 +1,315 @@
+//! The upkeep of relationships (see the `relationship` module for the contract both sides
+//! keep): [`World::register_relationship`], the queries of either side, and the hooks that
+//! keep a source's targets and each target's list of sources in step.
+
+use smallvec::SmallVec;
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::{EntityError, WorldError};
+use crate::relationship::{DespawnPolicy, Relationship, RelationshipTarget};
+use crate::world::{ComponentHooks, DeferredWorld, HookContext, World};
+
+type Ids = SmallVec<[Entity; 4]>;
+
+impl World {
+    /// Installs the upkeep of relationship `R` and its target list `R::Target` (see the
+    /// module docs of `relationship` for what is kept in step). `ChildOf` is installed in
+    /// every world.
+    ///
+    /// # Errors
+    /// As [`World::set_component_hooks`] for either type (hooks already set, or the type is in
+    /// use); nothing changes then.
+    pub fn register_relationship<R: Relationship>(&mut self) -> Result<(), WorldError> {
+        // Both or neither: every check of both types before anything is installed, so a
+        // failure (hooks already set, or a type in use) leaves nothing half done.
+        self.check_hooks_settable::<R>()?;
+        self.check_hooks_settable::<R::Target>()?;
+        let mut source = ComponentHooks::new()
+            .on_insert(source_inserted::<R>)
+            .on_replace(source_replaced::<R>);
+        source.check_invariants = Some(check_relationship::<R>);
+        source.relationship = true;
+        source.immutable = true;
+        self.set_component_hooks::<R>(source)
+            .expect("checked above: no hooks, not in use");
+        let mut target = ComponentHooks::new()
+            .on_insert(target_inserted::<R::Target>)
+            .on_replace(target_replaced::<R::Target>);
+        target.check_despawn = Some(refuse_despawn::<R::Target>);
+        target.relationship_target = true;
+        target.immutable = true;
+        self.set_component_hooks::<R::Target>(target)
+            .expect("checked above: no hooks, not in use");
+        Ok(())
+    }
+
+    /// The entities `entity` points at through `R` (empty if it has no `R` or is not alive).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, World};
+    /// let mut world = World::new();
+    /// let parent = world.spawn(());
+    /// let child = world.spawn((ChildOf(parent),));
+    /// assert_eq!(world.relationship_targets::<ChildOf>(child), [parent]);
+    /// ```
+    pub fn relationship_targets<R: Relationship>(&self, entity: Entity) -> &[Entity] {
+        self.get::<R>(entity).map_or(&[], R::targets)
+    }
+
+    /// The entities pointing at `entity` through `T`'s relationship (empty if none).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, Children, World};
+    /// let mut world = World::new();
+    /// let parent = world.spawn(());
+    /// let child = world.spawn((ChildOf(parent),));
+    /// assert_eq!(world.relationship_sources::<Children>(parent), [child]);
+    /// ```
+    pub fn relationship_sources<T: RelationshipTarget>(&self, entity: Entity) -> &[Entity] {
+        self.get::<T>(entity).map_or(&[], T::sources)
+    }
+}
+
+fn targets_of<R: Relationship>(world: &World, source: Entity) -> Ids {
+    world
+        .get::<R>(source)
+        .map(|r| r.targets().iter().copied().collect())
+        .unwrap_or_default()
+}
+
+fn points_at<R: Relationship>(world: &World, source: Entity, target: Entity) -> bool {
+    world
+        .get::<R>(source)
+        .is_ok_and(|r| r.targets().contains(&target))
+}
+
+/// `R` written on a source: join each target's list once the change is complete.
+fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let source = ctx.entity;
+    let targets = targets_of::<R>(&world, source);
+    world.commands().add(move |world| {
+        world.note_relationship_write();
+        for target in targets {
+            link::<R>(world, source, target);
+        }
+    });
+}
+
+/// `R` about to be overwritten or removed: leave the old targets' lists.
+fn source_replaced<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let source = ctx.entity;
+    // A source despawned by its target's cascade finds every target gone already (ids never
+    // come back to life): no list to leave, so no command, the common case of a subtree
+    // despawn.
+    let live_target = world
+        .get::<R>(source)
+        .is_ok_and(|r| r.targets().iter().any(|&t| world.contains(t)));
+    if !live_target {
+        return;
+    }
+    let targets = targets_of::<R>(&world, source);
+    world.commands().add(move |world| {
+        for target in targets {
+            unlink::<R::Target>(world, source, target);
+        }
+    });
+}
+
+/// A target list written: normalise it, then make each listed source point at the target.
+fn target_inserted<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let target = ctx.entity;
+    world.commands().add(move |world| {
+        let Some(sources) = normalise::<T>(world, target) else {
+            return;
+        };
+        for source in sources {
+            adopt::<T>(world, target, source);
+        }
+    });
+}
+
+/// Drops from `target`'s hand-written list every entry that cannot be a source of it: a
+/// repeat (the first stays), a dead entity, and `target` itself; removes a list left empty.
+/// Returns the sources that stay, in order (`None` if the list is gone). A source whose
+/// relationship points elsewhere stays: [`adopt`] moves it here, as inserting the list asks.
+fn normalise<T: RelationshipTarget>(world: &mut World, target: Entity) -> Option<Vec<Entity>> {
+    let listed: Vec<Entity> = world.get::<T>(target).ok()?.sources().to_vec();
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+        listed.len(),
+        ahash::RandomState::with_seeds(0, 0, 0, 0),
+    );
+    let kept: Vec<Entity> = listed
+        .iter()
+        .copied()
+        .filter(|&s| s != target && world.contains(s) && seen.insert(s))
+        .collect();
+    if kept.len() != listed.len() {
+        if kept.is_empty() {
+            drop(world.remove::<(T,)>(target));
+            return None;
+        }
+        let list = world.get_mut_in_place::<T>(target).ok()?;
+        list.sources_mut().clone_from(&kept);
+        world.note_relationship_write();
+    }
+    Some(kept)
+}
+
+/// A target list about to be overwritten or removed: its sources lose the relationship, or
+/// on a despawn, meet the relationship's policy.
+fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: HookContext) {
+    let target = ctx.entity;
+    let sources: Ids = world
+        .get::<T>(target)
+        .map(|t| t.sources().iter().copied().collect())
+        .unwrap_or_default();
+    let cascade = ctx.despawning && T::ON_DESPAWN == DespawnPolicy::DespawnSources;
+    world.commands().add(move |world| {
+        for source in sources {
+            if !points_at::<T::Relationship>(world, source, target) {
+                continue;
+            }
+            if cascade {
+                let _ = world.despawn_as_consequence(source);
+            } else {
+                detach::<T::Relationship>(world, source, target);
+            }
+        }
+    });
+}
+
+/// Adds `source` to `target`'s list, if `source` still points at a live `target`; a
+/// relationship naming a dead entity or its own source is dropped instead.
+fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    if !points_at::<R>(world, source, target) {
+        return;
+    }
+    if target == source || !world.contains(target) {
+        detach::<R>(world, source, target);
+        return;
+    }
+    match world.get_mut_in_place::<R::Target>(target) {
+        Ok(list) => {
+            if !list.sources().contains(&source) {
+                list.sources_mut().push(source);
+            }
+        }
+        Err(_) => {
+            let list = R::Target::from_sources(vec![source]);
+            let _ = world.insert(target, (list,));
+        }
+    }
+}
+
+/// Takes `source` out of `target`'s list; an emptied list is removed.
+fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Entity) {
+    let Ok(list) = world.get_mut_in_place::<T>(target) else {
+        return;
+    };
+    list.sources_mut().retain(|&s| s != source);
+    if list.sources().is_empty() {
+        drop(world.remove::<(T,)>(target));
+    }
+}
+
+/// Makes `source` point at `target` (the target's list already names it).
+fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entity) {
+    if source == target || !world.contains(source) {
+        if let Ok(list) = world.get_mut_in_place::<T>(target) {
+            list.sources_mut().retain(|&s| s != source);
+        }
+        return;
+    }
+    if points_at::<T::Relationship>(world, source, target) {
+        return;
+    }
+    if let Ok(relationship) = world.get_mut_in_place::<T::Relationship>(source) {
+        if let Some(targets) = relationship.targets_mut() {
+            targets.push(target);
+            world.note_relationship_write();
+            return;
+        }
+    }
+    // One target per source (or none yet): the insert moves the source from its old target.
+    let _ = world.insert(source, (T::Relationship::from_target(target),));
+}
+
+/// Drops `target` from `source`'s relationship: from the list of a many-to-many one (removing
+/// the component once no target is left), or the whole component otherwise.
+fn detach<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    let Ok(relationship) = world.get_mut_in_place::<R>(source) else {
+        return;
+    };
+    if let Some(targets) = relationship.targets_mut() {
+        targets.retain(|&t| t != target);
+        if !targets.is_empty() {
+            world.note_relationship_write();
+            return;
+        }
+    }
+    drop(world.remove::<(R,)>(source));
+}
+
+/// The `Refuse` policy: a target with sources may not be despawned.
+fn refuse_despawn<T: RelationshipTarget>(world: &World, entity: Entity) -> Result<(), EntityError> {
+    if T::ON_DESPAWN != DespawnPolicy::Refuse {
+        return Ok(());
+    }
+    match world.get::<T>(entity) {
+        Ok(list) if !list.sources().is_empty() => Err(EntityError::DespawnRefused {
+            entity,
+            relationship: std::any::type_name::<T::Relationship>(),
+            sources: list.sources().len(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Panics unless both sides of `R` agree: every target of every source is alive, is not the
+/// source, and lists the source once; every listed source is alive and points back.
+fn check_relationship<R: Relationship>(world: &World) {
+    let name = std::any::type_name::<R>();
+    for source in entities_with::<R>(world) {
+        for &target in world.relationship_targets::<R>(source) {
+            assert!(
+                target != source && world.contains(target),
+                "`{name}` of {source:?} names {target:?}, which is itself or not alive"
+            );
+            let listed = world
+                .relationship_sources::<R::Target>(target)
+                .iter()
+                .filter(|&&s| s == source)
+                .count();
+            assert_eq!(
+                listed, 1,
+                "{target:?} lists {source:?} {listed} times, but its `{name}` points at it"
+            );
+        }
+    }
+    for target in entities_with::<R::Target>(world) {
+        for &source in world.relationship_sources::<R::Target>(target) {
+            assert!(
+                points_at::<R>(world, source, target),
+                "{target:?} lists {source:?} as a source of `{name}`, which does not point back"
+            );
+        }
+    }
+}
+
+/// Every live entity holding a `T`.
+fn entities_with<T: Component>(world: &World) -> Vec<Entity> {
+    let Some(id) = world.component_id::<T>() else {
+        return Vec::new();
+    };
+    world
+        .archetypes()
+        .iter()
+        .filter(|arch| arch.signature().contains(id))
+        .flat_map(|arch| {
+            arch.chunks()
+                .iter()
+                .flat_map(|c| c.entities().iter().copied())
+        })
+        .collect()
+}

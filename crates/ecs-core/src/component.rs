@@ -699,12 +699,6 @@ impl Components {
         self.row_ticks.get(id.index()).copied().unwrap_or_default()
     }
 
-    /// The former name of [`Components::row_ticks`].
-    #[deprecated(note = "renamed to `Components::row_ticks`")]
-    pub fn row_marks(&self, id: ComponentId) -> RowTicks {
-        self.row_ticks(id)
-    }
-
     /// Adds `marks` to what component `id` keeps.
     pub(crate) fn add_row_ticks(&mut self, id: ComponentId, marks: RowTicks) {
         if self.row_ticks.len() <= id.index() {

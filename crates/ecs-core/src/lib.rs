@@ -95,10 +95,6 @@ pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayo
 pub use resource::Resources;
 pub use world::hierarchy::{Ancestors, Descendants, DescendantsBreadthFirst};
 
-/// The name [`RowTicks`] had before "row ticks" became the one name for per-row change and
-/// add ticks.
-#[deprecated(note = "renamed to `RowTicks`")]
-pub type RowMarks = RowTicks;
 pub use signature::Signature;
 #[cfg(feature = "serde")]
 pub use snapshot::codec::SerdeFormat;

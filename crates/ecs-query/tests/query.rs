@@ -397,33 +397,6 @@ fn par_collect_returns_the_task_states_in_row_order() {
     assert_eq!(tasks.concat(), order);
 }
 
-/// The `_at` entry points of earlier releases still work, as forwarders to `QueryRun`.
-#[test]
-#[expect(unsafe_code, reason = "drives the deprecated unchecked entry points")]
-#[allow(deprecated)]
-fn the_deprecated_at_entry_points_forward_to_the_run() {
-    let mut world = World::new();
-    let a = world.spawn((Health(1),));
-    let b = world.spawn((Health(2), 'x'));
-    let mut state = QueryState::<RefRW<Health>>::new(&mut world);
-    let ticks = state.start_run(&world);
-    // SAFETY: nothing else touches the world while the items live.
-    unsafe {
-        state.for_each_at::<RefRW<Health>>(&world, ticks, |h| h.0 += 10);
-        state
-            .get_at::<RefRW<Health>>(&world, ticks, b)
-            .expect("matched")
-            .0 += 100;
-        let seen: Vec<u32> = state
-            .iter_at::<RefRO<Health>>(&world, ticks)
-            .map(|h| h.0)
-            .collect();
-        assert_eq!(seen.iter().sum::<u32>(), 11 + 112);
-    }
-    assert!(state.contains_at(&world, ticks, a));
-    assert_eq!(world.get::<Health>(a).map(|h| h.0), Ok(11));
-}
-
 /// A run started once yields the same rows through every method, and a read-only view of it
 /// counts what its iterator yields.
 #[test]

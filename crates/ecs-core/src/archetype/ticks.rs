@@ -64,18 +64,6 @@ impl Archetype {
         self.marks[col]
     }
 
-    /// The former name of [`Archetype::keeps_row_ticks`].
-    #[deprecated(note = "renamed to `Archetype::keeps_row_ticks`")]
-    pub fn keeps_row_marks(&self) -> bool {
-        self.keeps_row_ticks()
-    }
-
-    /// The former name of [`Archetype::row_ticks`].
-    #[deprecated(note = "renamed to `Archetype::row_ticks`")]
-    pub fn row_marks(&self, col: usize) -> RowTicks {
-        self.row_ticks(col)
-    }
-
     /// Carries the row ticks of row `from` of `src` to row `to` of `dst`, column by column
     /// along `src_to_dst` (`REMOVED`-free entries only), for a row moved between archetypes.
     #[inline]

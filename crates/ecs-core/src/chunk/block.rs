@@ -229,18 +229,6 @@ impl Chunk {
         self.marks(col).is_some_and(ColumnTicks::tracks_adds)
     }
 
-    /// The former name of [`Chunk::keeps_change_ticks`].
-    #[deprecated(note = "renamed to `Chunk::keeps_change_ticks`")]
-    pub fn keeps_change_marks(&self, col: usize) -> bool {
-        self.keeps_change_ticks(col)
-    }
-
-    /// The former name of [`Chunk::keeps_add_ticks`].
-    #[deprecated(note = "renamed to `Chunk::keeps_add_ticks`")]
-    pub fn keeps_add_marks(&self, col: usize) -> bool {
-        self.keeps_add_ticks(col)
-    }
-
     /// Whether column `col` passes a `Changed` filter's O(1) chunk test in `window`: some row
     /// may have been written in it. Without row ticks, also rows added or moved count.
     ///
@@ -523,13 +511,6 @@ impl Chunk {
     #[inline]
     pub fn enable_bits(&self) -> &ChunkMasks {
         &self.masks
-    }
-
-    /// The old name of [`Chunk::enable_bits`], kept for one release.
-    #[deprecated(note = "renamed to `Chunk::enable_bits`: enable bits, not row ticks or marks")]
-    #[inline]
-    pub fn enable_masks(&self) -> &ChunkMasks {
-        self.enable_bits()
     }
 
     #[inline]

@@ -22,14 +22,6 @@ impl World {
         WorldLayout::of(self)
     }
 
-    /// The old name of [`World::memory_report`], kept for one release.
-    #[deprecated(
-        note = "renamed to `World::memory_report`: it reports memory, not a `ChunkLayout`"
-    )]
-    pub fn layout(&self) -> WorldLayout {
-        self.memory_report()
-    }
-
     /// Walks every entity, archetype, chunk and cached edge, and both sides of every
     /// relationship, and panics, with a message saying what broke, if an invariant written on
     /// those types does not hold. A debugging aid, O(entities + archetypes); tests call it

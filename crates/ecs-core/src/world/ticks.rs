@@ -106,11 +106,4 @@ impl World {
             }
         }
     }
-
-    /// The name of [`World::keep_row_ticks`] before "row ticks" became the one name for
-    /// per-row change and add ticks.
-    #[deprecated(note = "renamed to `World::keep_row_ticks`")]
-    pub fn enable_row_marks(&mut self, id: ComponentId, kinds: RowTicks) {
-        self.keep_row_ticks(id, kinds);
-    }
 }

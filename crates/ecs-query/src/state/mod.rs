@@ -11,11 +11,9 @@
 //! the state only by `&self`, so several read-only views of one state can work at once.
 //!
 //! This file builds a state, matches archetypes and classifies chunks; `run` holds the loops
-//! of a run and the state's own entry points; `deprecated` the `_at` forwarders of earlier
-//! releases.
+//! of a run and the state's own entry points.
 
 mod chunk_list;
-mod deprecated;
 mod run;
 
 use std::any::type_name;

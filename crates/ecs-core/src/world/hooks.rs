@@ -28,7 +28,9 @@
 //! they were recorded; commands recorded while those run queue behind them (a breadth-first
 //! order, so a deep hierarchy's despawn does not recurse). If a hook panics, the world stays
 //! consistent: a hook before the change stops it (nothing changes, an inserted bundle is
-//! dropped), a hook after it leaves it made; the commands not yet applied are dropped.
+//! dropped), except a despawn that is a consequence of another (a subtree's cascade), which is
+//! made anyway; a hook after it leaves it made. Either way every queued command still runs
+//! (the relationship fix-ups of the changes made so far finish), then the first panic goes on.
 //!
 //! Cost: a world where no registered type has hooks pays one flag test per structural change
 //! (`Components::any_hooks`); with hooks (every world has `ChildOf`'s), a spawn, insert or
@@ -375,22 +377,30 @@ impl World {
     }
 
     /// Queues the commands hooks recorded and, unless an outer change is already draining the
-    /// queue, runs them (and those they cause) in order. A panicking command empties the
-    /// queue before the panic goes on, so the next change starts clean.
+    /// queue, runs them (and those they cause) in order. A panicking command does not stop the
+    /// others: they are relationship fix-ups and cascades the world needs to stay consistent,
+    /// so every queued command runs, and then the first panic goes on (the queue is empty, so
+    /// the next change starts clean).
     pub(crate) fn finish_hooks(&mut self, queue: Vec<HookCommand>) {
         self.hook_commands.pending.extend(queue);
         if self.hook_commands.draining {
             return;
         }
         self.hook_commands.draining = true;
+        let mut first = None;
         while let Some(command) = self.hook_commands.pending.pop_front() {
             if let Err(panic) = catch_unwind(AssertUnwindSafe(|| command(self))) {
-                self.hook_commands.pending.clear();
-                self.hook_commands.draining = false;
-                resume_unwind(panic);
+                match first {
+                    None => first = Some(panic),
+                    // A later panic's payload is leaked, not dropped: its `Drop` could panic.
+                    Some(_) => std::mem::forget(panic),
+                }
             }
         }
         self.hook_commands.draining = false;
+        if let Some(panic) = first {
+            resume_unwind(panic);
+        }
     }
 
     /// After a spawn of `B` when hooks exist: what `B` requires, `on_add` then `on_insert`
@@ -562,10 +572,47 @@ impl World {
     pub(crate) fn despawn_as_consequence(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
         if self.components.any_hooks() {
-            self.despawn_with_hooks(entity)
+            self.despawn_consequence_with_hooks(entity)
         } else {
             self.despawn_plain(entity)
         }
+    }
+
+    /// A consequence's despawn with hooks: made even if a hook or observer of it panics (the
+    /// cascade that asked for it has unlinked the entity's parent already, so stopping here
+    /// would leave a live entity naming a dead one); the panic goes on afterwards.
+    #[cold]
+    #[inline(never)]
+    fn despawn_consequence_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
+        if !self.contains(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let hooked = self.hooked_ids_of(entity);
+        let mut queue = Vec::new();
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
+            self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
+        }));
+        if self.contains(entity) {
+            self.despawn_plain(entity)?;
+        }
+        self.finish_hooks(queue);
+        if let Err(panic) = ran {
+            resume_unwind(panic);
+        }
+        Ok(())
+    }
+
+    /// The hooked component types `entity` (alive) holds, in id order.
+    fn hooked_ids_of(&self, entity: Entity) -> SmallVec<[ComponentId; 4]> {
+        let loc = self
+            .location(entity)
+            .expect("the caller checked it is alive");
+        self.archetypes.as_slice()[loc.archetype.index()]
+            .signature()
+            .iter()
+            .filter(|&id| self.components.info(id).has_hooks())
+            .collect()
     }
 
     /// `World::despawn` when some registered type has hooks: the `Refuse` check, then
@@ -582,14 +629,10 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(crate) fn despawn_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
-        let loc = self
-            .location(entity)
-            .ok_or(EntityError::NoSuchEntity(entity))?;
-        let hooked: SmallVec<[ComponentId; 4]> = self.archetypes.as_slice()[loc.archetype.index()]
-            .signature()
-            .iter()
-            .filter(|&id| self.components.info(id).has_hooks())
-            .collect();
+        if !self.contains(entity) {
+            return Err(EntityError::NoSuchEntity(entity));
+        }
+        let hooked = self.hooked_ids_of(entity);
         if hooked.is_empty() {
             return self.despawn_plain(entity);
         }

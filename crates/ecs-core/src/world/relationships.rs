@@ -2,6 +2,8 @@
 //! keep): [`World::register_relationship`], the queries of either side, and the hooks that
 //! keep a source's targets and each target's list of sources in step.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
 use smallvec::SmallVec;
 
 use crate::component::Component;
@@ -166,15 +168,29 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
         .unwrap_or_default();
     let cascade = ctx.despawning && T::ON_DESPAWN == DespawnPolicy::DespawnSources;
     world.commands().add(move |world| {
+        // Every source is dealt with even if one's hooks panic: stopping half way would leave
+        // sources naming a target that is gone. The first panic goes on afterwards.
+        let mut first = None;
         for source in sources {
             if !points_at::<T::Relationship>(world, source, target) {
                 continue;
             }
-            if cascade {
-                let _ = world.despawn_as_consequence(source);
-            } else {
-                detach::<T::Relationship>(world, source, target);
+            let done = catch_unwind(AssertUnwindSafe(|| {
+                if cascade {
+                    let _ = world.despawn_as_consequence(source);
+                } else {
+                    detach::<T::Relationship>(world, source, target);
+                }
+            }));
+            if let Err(panic) = done {
+                match first {
+                    None => first = Some(panic),
+                    Some(_) => std::mem::forget(panic),
+                }
             }
+        }
+        if let Some(panic) = first {
+            resume_unwind(panic);
         }
     });
 }

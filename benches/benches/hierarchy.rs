@@ -12,6 +12,8 @@
 //!   fields), children before parents: `aggregate_1t` / `aggregate_2t` run a kept
 //!   [`Propagate`] state's `aggregate` and `par_aggregate` (a pool of 2); `vec` is the
 //!   hand-written child-sum, `Vec`s with parent indices walked backwards once.
+//! - `fan_out_100k`: 100,000 children of one parent from one `spawn_batch`, beside the same
+//!   batch without `ChildOf`; and despawning those children one by one, beside plain despawns.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
 //!   (`DespawnSources`), beside despawning 100,001 unrelated entities one by one.
 //! - `hooks_elsewhere_10k`: what a world's hooks cost changes of other types: inserting and
@@ -400,10 +402,46 @@ fn bench_aggregate(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_fan_out(c: &mut Criterion) {
+    const N: u32 = 100_000;
+    let mut group = c.benchmark_group("fan_out_100k");
+    group.sample_size(10);
+    group.bench_function("spawn_batch_children", |b| {
+        b.iter_batched(
+            || {
+                let mut world = World::new();
+                let root = world.spawn(());
+                (world, root)
+            },
+            |(mut world, root)| {
+                world
+                    .spawn_batch((0..N).map(|i| (local(i as usize), ChildOf(root))))
+                    .for_each(drop);
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("spawn_batch_plain", |b| {
+        b.iter_batched(
+            World::new,
+            |mut world| {
+                world
+                    .spawn_batch((0..N).map(|i| (local(i as usize), Global::default())))
+                    .for_each(drop);
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_propagate,
     bench_aggregate,
+    bench_fan_out,
     bench_despawn,
     bench_hooks_elsewhere
 );

@@ -116,3 +116,26 @@ fn a_registration_that_fails_on_its_target_type_installs_nothing_and_a_retry_suc
     assert_eq!(world.get::<Followers>(leader).unwrap().0, [fan]);
     world.check_invariants();
 }
+
+#[test]
+fn a_large_batch_of_children_joins_once_each_in_spawn_order() {
+    let mut world = World::new();
+    let root = world.spawn(());
+    let kids: Vec<Entity> = world
+        .spawn_batch((0..20_000u32).map(|i| (i, ChildOf(root))))
+        .collect();
+    assert_eq!(children(&world, root), kids);
+    // Re-inserting the same parent, and a hand-written list naming existing children, keep
+    // each child listed once.
+    world.insert(kids[7], (ChildOf(root),)).unwrap();
+    let other = world.spawn(());
+    world
+        .insert(
+            other,
+            (Children::from_sources(vec![kids[0], kids[1], kids[0]]),),
+        )
+        .unwrap();
+    world.check_invariants();
+    assert_eq!(children(&world, other), [kids[0], kids[1]]);
+    assert_eq!(children(&world, root).len(), kids.len() - 2);
+}

@@ -114,6 +114,10 @@ pub struct World {
     /// Bumped by every write of a relationship component (see
     /// [`World::relationship_version`]).
     relationship_writes: u64,
+    /// `(target, source)` pairs of hand-written target lists whose sources were made to point
+    /// at the target and whose link has not run yet (`world/relationships.rs`): those sources
+    /// are listed already, so their link adds nothing. Empty outside such an insert.
+    adopting: std::collections::HashSet<(Entity, Entity), ahash::RandomState>,
 }
 
 /// Clones the value of one component type out of an entity, as a change to make on the clone.
@@ -337,6 +341,7 @@ impl World {
             observers: ObserverTable::default(),
             cloners: TypeIdMap::default(),
             relationship_writes: 0,
+            adopting: Default::default(),
         }
         .with_hierarchy()
     }

@@ -92,8 +92,11 @@ fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookConte
     let targets = targets_of::<R>(&world, source);
     world.commands().add(move |world| {
         world.note_relationship_write();
-        for target in targets {
-            link::<R>(world, source, target);
+        for (i, &target) in targets.iter().enumerate() {
+            // A target named twice by one source is linked once (lists are short).
+            if !targets[..i].contains(&target) {
+                link::<R>(world, source, target);
+            }
         }
     });
 }
@@ -198,6 +201,8 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
 /// Adds `source` to `target`'s list, if `source` still points at a live `target`; a
 /// relationship naming a dead entity or its own source is dropped instead.
 fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+    // Consumed first, whatever happens below: one adoption, one link.
+    let listed = !world.adopting.is_empty() && world.adopting.remove(&(target, source));
     if !points_at::<R>(world, source, target) {
         return;
     }
@@ -205,12 +210,14 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
         detach::<R>(world, source, target);
         return;
     }
+    // O(1) per source, whatever the list's length: a source joins a list only here, once per
+    // insert of its relationship (an overwrite unlinked it first), except when a hand-written
+    // list named it already (`adopt`, which says so).
+    if listed {
+        return;
+    }
     match world.get_mut_in_place::<R::Target>(target) {
-        Ok(list) => {
-            if !list.sources().contains(&source) {
-                list.sources_mut().push(source);
-            }
-        }
+        Ok(list) => list.sources_mut().push(source),
         Err(_) => {
             let list = R::Target::from_sources(vec![source]);
             let _ = world.insert(target, (list,));
@@ -248,7 +255,13 @@ fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entit
         }
     }
     // One target per source (or none yet): the insert moves the source from its old target.
-    let _ = world.insert(source, (T::Relationship::from_target(target),));
+    world.adopting.insert((target, source));
+    if world
+        .insert(source, (T::Relationship::from_target(target),))
+        .is_err()
+    {
+        world.adopting.remove(&(target, source));
+    }
 }
 
 /// Drops `target` from `source`'s relationship: from the list of a many-to-many one (removing

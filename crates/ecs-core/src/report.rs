@@ -1,6 +1,6 @@
 //! A report of how a world's archetypes use their chunks, and of the world's memory.
 //!
-//! [`World::layout`](crate::World::layout) gathers it as plain data: per archetype its chunk
+//! [`World::memory_report`](crate::World::memory_report) gathers it as plain data: per archetype its chunk
 //! size, column order and fill; per column its offset, alignment achieved, the padding before
 //! it and what one full pass over it touches; and the world's heap bytes by kind. `Display`
 //! prints tables; [`WorldLayout::to_csv`] and [`WorldLayout::to_json`] export the same data.
@@ -291,7 +291,7 @@ const MEMORY_BYTES: [MemoryField; 6] = [
 ];
 
 /// Chunk usage of every archetype that holds entities, and the world's memory, from
-/// [`World::layout`](crate::World::layout).
+/// [`World::memory_report`](crate::World::memory_report).
 ///
 /// ```
 /// # use ecs_core::World;

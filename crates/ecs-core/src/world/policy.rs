@@ -88,7 +88,7 @@ impl World {
     }
 
     /// Places the columns of archetypes created from now on in `order`; existing archetypes
-    /// keep their layout. [`World::layout`] names the order each archetype got.
+    /// keep their layout. [`World::memory_report`] names the order each archetype got.
     ///
     /// ```
     /// # use ecs_core::{ColumnOrder, World};

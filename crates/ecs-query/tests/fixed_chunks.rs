@@ -56,6 +56,10 @@ fn one_batch_several_batches_and_one_by_one_give_the_same_chunks() {
     assert_eq!(chunks(&several), layout);
     assert_eq!(chunks(&single), layout);
 
+    if cfg!(miri) {
+        // Miri's batch (42 KB) is below the 128 KiB where FitBatch resizes; natively it is not.
+        return;
+    }
     let mut fit = World::with_chunk_policy(ChunkPolicy::FitBatch).unwrap();
     fit.spawn_batch((0..N).map(row)).for_each(drop);
     let fitted = chunks(&fit);
@@ -104,6 +108,10 @@ fn results(world: &mut World) -> Vec<Vec<(Entity, [f32; 3])>> {
 fn par_every_query_path_agrees_under_fixed_and_fit_batch_chunks() {
     let mut fixed = World::new();
     fixed.spawn_batch((0..N).map(row)).for_each(drop);
+    if cfg!(miri) {
+        // Miri's batch (42 KB) is below the 128 KiB where FitBatch resizes; natively it is not.
+        return;
+    }
     let mut fit = World::with_chunk_policy(ChunkPolicy::FitBatch).unwrap();
     fit.spawn_batch((0..N).map(row)).for_each(drop);
     assert_ne!(chunks(&fixed), chunks(&fit));

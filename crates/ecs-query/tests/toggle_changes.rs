@@ -104,7 +104,7 @@ fn par_flips(pool: Option<Arc<rayon::ThreadPool>>) -> Vec<u32> {
 }
 
 #[test]
-fn parallel_toggles_report_the_same_rows_on_any_thread_count() {
+fn par_toggles_report_the_same_rows_on_any_thread_count() {
     let want = expected();
     assert_eq!(par_flips(None), want);
     for threads in [1, 2, 4] {

@@ -71,6 +71,18 @@ impl World {
         self.flush();
         let tick = self.change_tick();
         let id = self.component_id::<T>();
+        // The common case first, with no `Result` built on the way: a live entity whose
+        // archetype has an enableable `T`. Anything else takes `enable_slot`, which names
+        // the error.
+        if let (Some(id), Some((loc, at))) = (id, self.locate_row(entity)) {
+            let arch = &self.archetypes()[loc.archetype.index()];
+            if let Some((col, slot)) = arch
+                .column(id)
+                .and_then(|c| Some((c, arch.enable_slot(c)?)))
+            {
+                return Ok(self.set_bit(loc.archetype, at, col, slot, enabled, tick));
+            }
+        }
         let (loc, at, col, slot) = self.enable_slot::<T>(id, entity)?;
         Ok(self.set_bit(loc.archetype, at, col, slot, enabled, tick))
     }
@@ -123,7 +135,7 @@ impl World {
 
     /// Sets the enable bit of the row at `at` (of archetype `arch`) in `slot`, stamping
     /// column `col` changed there if the bit flips; returns the previous bit.
-    #[inline]
+    #[inline(always)]
     fn set_bit(
         &mut self,
         arch: crate::ArchetypeId,
@@ -135,10 +147,15 @@ impl World {
     ) -> bool {
         let (_, _, archetypes) = self.parts_mut();
         let arch = &mut archetypes.as_mut_slice()[arch.index()];
-        let mask = &mut arch.chunk_mut(at.chunk()).enable_bits_mut().get_mut(slot);
-        let was = mask.get(at.r());
+        let bit = 1u64 << (at.r() % 64);
+        let word = arch
+            .chunk_mut(at.chunk())
+            .enable_bits_mut()
+            .get_mut(slot)
+            .word_mut(at.r() / 64);
+        let was = *word & bit != 0;
         if was != enabled {
-            mask.set(at.r(), enabled);
+            *word ^= bit;
             // Enabling or disabling is a change of `T`: of this row only.
             arch.stamp_row(at, &[col as u32], false, tick);
         }

@@ -4,7 +4,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
-use ecs_core::{ComponentHooks, DeferredWorld, Entity, HookContext, World, WorldError};
+use ecs_core::{
+    ComponentHooks, DeferredWorld, Entity, HookContext, Lifecycle, ObserverKey, World, WorldError,
+};
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 struct Hp(u32);
@@ -219,6 +221,54 @@ fn restore_and_compaction_run_no_hooks() {
     world.restore(&snap).unwrap();
     assert!(Log::take(&world).is_empty(), "restore runs no hooks");
     assert_eq!(world.get::<Hp>(ids[3]), Ok(&Hp(3)));
+    world.check_invariants();
+}
+
+/// A world holding values that need a drop takes another path to empty itself for the
+/// refill; it too runs no hook or observer, and frees and refills every slot.
+#[test]
+fn restore_runs_no_hooks_when_values_need_dropping() {
+    #[derive(Clone, Debug, PartialEq)]
+    struct Name(String);
+    let mut world = world();
+    world.register_clone::<Hp>();
+    world.register_clone::<Armor>();
+    world.register_clone::<Name>();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = seen.clone();
+    world.add_observer_fn(
+        ObserverKey::Lifecycle(Lifecycle::Remove, std::any::TypeId::of::<Hp>()),
+        None,
+        move |_, _| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        },
+    );
+    let named: Vec<Entity> = (0..40)
+        .map(|i| world.spawn((Hp(i), Name(format!("n{i}")))))
+        .collect();
+    let plain: Vec<Entity> = (0..40).map(|i| world.spawn((Armor(i),))).collect();
+    let snap = world.snapshot().unwrap();
+    world.despawn(named[5]).unwrap();
+    world.insert_one(plain[2], Hp(99)).unwrap();
+    let late = world.spawn((Name("late".into()), Armor(7)));
+    Log::take(&world);
+    seen.store(0, std::sync::atomic::Ordering::Relaxed);
+
+    world.restore(&snap).unwrap();
+    assert!(Log::take(&world).is_empty(), "restore runs no hooks");
+    assert_eq!(
+        seen.load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "nor observers"
+    );
+    assert!(!world.contains(late));
+    assert_eq!(world.get::<Name>(named[5]), Ok(&Name("n5".into())));
+    assert!(!world.has::<Hp>(plain[2]));
+    assert_eq!(world.len(), 80);
+    world.check_invariants();
+    // The restored world goes on working: new entities take fresh ids.
+    let fresh = world.spawn((Name("fresh".into()),));
+    assert!(!named.contains(&fresh) && !plain.contains(&fresh));
     world.check_invariants();
 }
 

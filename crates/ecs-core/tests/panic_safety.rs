@@ -697,3 +697,35 @@ fn dropping_or_clearing_a_world_with_two_panicking_chunk_values_does_not_abort()
         assert_eq!(made, dropped, "drop ledger, clear: {clear}");
     }
 }
+
+#[test]
+fn a_panicking_drop_while_a_restore_empties_the_world_leaves_it_empty_and_consistent() {
+    let mut world = World::with_test_chunk_size(256);
+    world.register_pod::<u32>();
+    world.register_clone::<Name>();
+    let plain: Vec<Entity> = (0..100u32).map(|i| world.spawn((i,))).collect();
+    let named: Vec<Entity> = (0..50u32)
+        .map(|i| world.spawn((Name(format!("n{i}")), i)))
+        .collect();
+    let snap = world.snapshot().unwrap();
+    // Not in the snapshot: the restore drops it, and its drop panics.
+    let bomb = world.spawn((Bomb::armed(), 5u32));
+    let caught = catch_unwind(AssertUnwindSafe(|| world.restore(&snap)));
+    assert!(caught.is_err());
+    world.check_invariants();
+    assert!(world.is_empty(), "emptied, as a panicking clear leaves it");
+    assert!(!world.contains(plain[0]) && !world.contains(named[0]) && !world.contains(bomb));
+
+    world.restore(&snap).unwrap();
+    world.check_invariants();
+    for (i, &e) in plain.iter().enumerate() {
+        assert_eq!(world.get::<u32>(e), Ok(&(i as u32)));
+    }
+    for (i, &e) in named.iter().enumerate() {
+        assert_eq!(world.get::<Name>(e), Ok(&Name(format!("n{i}"))));
+    }
+    assert!(!world.contains(bomb));
+    let fresh = world.spawn((7u32,));
+    assert!(world.contains(fresh));
+    world.check_invariants();
+}

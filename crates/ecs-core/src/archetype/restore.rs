@@ -141,6 +141,15 @@ impl Archetype {
     }
 }
 
+impl EmptiedChunk {
+    /// The ids of the rows the chunk held when it was emptied.
+    pub(crate) fn held_ids(&self) -> &[Entity] {
+        // SAFETY: rows `0..held` of the entity column hold initialised ids (type invariant),
+        // and the column has room for `capacity >= held` of them.
+        unsafe { std::slice::from_raw_parts(self.chunk.entity_ptr().as_ptr(), self.held) }
+    }
+}
+
 /// A chunk [`Archetype::take_chunks`] emptied for a snapshot restore.
 ///
 /// # Invariants

@@ -12,8 +12,9 @@ use std::ptr::NonNull;
 use super::registry::{self, ClonedColumn, ColumnKind, ResourceValue};
 use super::{Column, Snapshot};
 use crate::archetype::restore::{disable_rows, EmptiedChunk};
+use crate::archetype::Archetype;
 use crate::component::ComponentId;
-use crate::entity::Entity;
+use crate::entity::{Entities, Entity};
 use crate::error::SnapshotError;
 use crate::signature::Signature;
 use crate::unwind::{drop_each, resume_unless_unwinding};
@@ -455,34 +456,75 @@ impl World {
         Ok(values)
     }
 
-    /// Empties every archetype without running user code where it can: a world whose columns
-    /// need no drop (pod components, tags) just forgets its rows, since the entity table is
-    /// rebuilt next, and hands back each archetype's chunks for the refill to reuse (no
-    /// allocation, no page faults); otherwise [`World::clear`], which is panic-safe.
+    /// Empties every archetype for the refill, running no hook or observer (a restore puts
+    /// back a state in which they all ran). Drop-free archetypes (pod components, tags) just
+    /// forget their rows and hand their chunks back for the refill to reuse (no allocation, no
+    /// page faults); their entity-table slots are rewritten by the refill. Archetypes with
+    /// values to drop free their rows' slots first, then drop them: a `Drop` is user code, so
+    /// if one panics the guard empties what is left and frees the slots of the rows already
+    /// forgotten, and the world is left empty and consistent, as [`World::clear`] leaves it.
     fn empty_for_restore(&mut self) -> Vec<Vec<EmptiedChunk>> {
-        let components = self.components();
-        let any_drop = self.archetypes().iter().any(|arch| {
-            !arch.is_empty()
-                && arch
-                    .component_ids()
-                    .any(|id| components.info(id).drop_fn().is_some())
-        });
-        if any_drop {
-            self.clear();
-            return Vec::new();
-        }
-        let (_, _, archetypes) = self.parts_mut();
-        archetypes
-            .as_mut_slice()
-            .iter_mut()
-            .map(|arch| {
-                let mut chunks = Vec::new();
-                if !arch.is_empty() {
-                    arch.take_chunks(&mut chunks);
+        let (entities, components, archetypes) = self.parts_mut();
+        let needs_drop = |arch: &Archetype| {
+            arch.component_ids()
+                .any(|id| components.info(id).drop_fn().is_some())
+        };
+        let mut doomed = Vec::new();
+        let mut taken: Vec<Vec<EmptiedChunk>> = Vec::with_capacity(archetypes.as_slice().len());
+        for (i, arch) in archetypes.as_mut_slice().iter_mut().enumerate() {
+            let mut chunks = Vec::new();
+            if arch.is_empty() {
+                // Nothing to empty.
+            } else if needs_drop(arch) {
+                for chunk in arch.chunks() {
+                    for &entity in chunk.entities() {
+                        entities.free(entity);
+                    }
                 }
-                chunks
-            })
-            .collect()
+                doomed.push(i);
+            } else {
+                arch.take_chunks(&mut chunks);
+            }
+            taken.push(chunks);
+        }
+        if doomed.is_empty() {
+            return taken;
+        }
+
+        /// Unwinding from a `Drop`: empties the doomed archetypes not yet cleared and frees
+        /// the slots of the forgotten rows.
+        struct Unwind<'a> {
+            archetypes: &'a mut [Archetype],
+            doomed: std::vec::IntoIter<usize>,
+            entities: &'a mut Entities,
+            taken: &'a [Vec<EmptiedChunk>],
+        }
+        impl Drop for Unwind<'_> {
+            fn drop(&mut self) {
+                if !std::thread::panicking() {
+                    return;
+                }
+                for i in self.doomed.by_ref() {
+                    self.archetypes[i].clear();
+                }
+                for chunk in self.taken.iter().flatten() {
+                    for &entity in chunk.held_ids() {
+                        self.entities.free(entity);
+                    }
+                }
+            }
+        }
+        let mut guard = Unwind {
+            archetypes: archetypes.as_mut_slice(),
+            doomed: doomed.into_iter(),
+            entities,
+            taken: &taken,
+        };
+        for i in guard.doomed.by_ref() {
+            guard.archetypes[i].clear();
+        }
+        drop(guard);
+        taken
     }
 }
 

@@ -14,14 +14,14 @@ use crate::snapshot::ticks::{RowSource, SavedTicks};
 impl Archetype {
     /// Empties the archetype without dropping anything, moving its chunks (emptied) to `into`
     /// for [`Archetype::fill_empty`] to reuse: a restore then neither frees nor allocates.
-    /// Values of columns that need a drop would leak, so it is for drop-free archetypes.
+    /// Values of columns that need a drop are still in the taken chunks' rows: the caller
+    /// drops them with [`Archetype::drop_held_values`] or leaks them.
     ///
     /// The chunks go to `into` last one first, so that popping them hands them back in their
     /// old order, each with the number of rows it held: their entity ids stay in place (only
     /// the length is reset), which lets a restore into the same shape skip rows that keep
     /// their entity.
     pub(crate) fn take_chunks(&mut self, into: &mut Vec<EmptiedChunk>) {
-        debug_assert!(self.columns.iter().all(|c| c.drop.is_none()));
         self.len = 0;
         self.rows_epoch += 1;
         self.chunks_changed();
@@ -33,6 +33,31 @@ impl Archetype {
             chunk.enable_bits_mut().clear();
             EmptiedChunk { chunk, held }
         }));
+    }
+
+    /// Whether some column's values need a drop (so [`Archetype::take_chunks`] leaves
+    /// values behind).
+    pub(crate) fn needs_drop(&self) -> bool {
+        self.columns.iter().any(|c| c.drop.is_some())
+    }
+
+    /// Drops the values `chunk`'s rows held when [`Archetype::take_chunks`] took it. If a
+    /// `Drop` panics, the chunk's remaining values leak.
+    ///
+    /// # Safety
+    /// `chunk` was taken from this archetype by `take_chunks`, and its values have not been
+    /// dropped since (nor will be again).
+    pub(crate) unsafe fn drop_held_values(&self, chunk: &EmptiedChunk) {
+        for (col, meta) in self.columns.iter().enumerate() {
+            let Some(drop) = meta.drop else { continue };
+            let base = self.column_base(&chunk.chunk, col);
+            for r in 0..chunk.held {
+                // SAFETY: rows `0..held` of the chunk held initialised values of the column's
+                // type when it was taken and none was dropped since (caller contract); each
+                // is dropped once.
+                unsafe { drop(base.as_ptr().add(r * meta.size)) }
+            }
+        }
     }
 
     /// Fills this empty archetype with `rows` rows, a chunk at a time (for restoring a

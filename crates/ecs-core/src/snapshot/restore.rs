@@ -12,7 +12,6 @@ use std::ptr::NonNull;
 use super::registry::{self, ClonedColumn, ColumnKind, ResourceValue};
 use super::{Column, Snapshot};
 use crate::archetype::restore::{disable_rows, EmptiedChunk};
-use crate::archetype::Archetype;
 use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::error::SnapshotError;
@@ -457,71 +456,52 @@ impl World {
     }
 
     /// Empties every archetype for the refill, running no hook or observer (a restore puts
-    /// back a state in which they all ran). Drop-free archetypes (pod components, tags) just
-    /// forget their rows and hand their chunks back for the refill to reuse (no allocation, no
-    /// page faults); their entity-table slots are rewritten by the refill. Archetypes with
-    /// values to drop free their rows' slots first, then drop them: a `Drop` is user code, so
-    /// if one panics the guard empties what is left and frees the slots of the rows already
-    /// forgotten, and the world is left empty and consistent, as [`World::clear`] leaves it.
+    /// back a state in which they all ran): each archetype forgets its rows and hands its
+    /// chunks back for the refill to reuse (no allocation, no page faults), and the entity
+    /// table is rewritten by the refill. Then the values that need a drop are dropped in the
+    /// taken chunks. A `Drop` is user code: if one panics, the slots of every forgotten row
+    /// are freed on the way out (the values not yet dropped leak), leaving the world empty
+    /// and consistent, as a panicking [`World::clear`] does.
     fn empty_for_restore(&mut self) -> Vec<Vec<EmptiedChunk>> {
-        let (entities, components, archetypes) = self.parts_mut();
-        let needs_drop = |arch: &Archetype| {
-            arch.component_ids()
-                .any(|id| components.info(id).drop_fn().is_some())
-        };
-        let mut doomed = Vec::new();
-        let mut taken: Vec<Vec<EmptiedChunk>> = Vec::with_capacity(archetypes.as_slice().len());
-        for (i, arch) in archetypes.as_mut_slice().iter_mut().enumerate() {
+        let (entities, _, archetypes) = self.parts_mut();
+        let archetypes = archetypes.as_mut_slice();
+        let mut taken: Vec<Vec<EmptiedChunk>> = Vec::with_capacity(archetypes.len());
+        for arch in archetypes.iter_mut() {
             let mut chunks = Vec::new();
-            if arch.is_empty() {
-                // Nothing to empty.
-            } else if needs_drop(arch) {
-                for chunk in arch.chunks() {
-                    for &entity in chunk.entities() {
-                        entities.free(entity);
-                    }
-                }
-                doomed.push(i);
-            } else {
+            if !arch.is_empty() {
                 arch.take_chunks(&mut chunks);
             }
             taken.push(chunks);
         }
-        if doomed.is_empty() {
-            return taken;
-        }
 
-        /// Unwinding from a `Drop`: empties the doomed archetypes not yet cleared and frees
-        /// the slots of the forgotten rows.
-        struct Unwind<'a> {
-            archetypes: &'a mut [Archetype],
-            doomed: std::vec::IntoIter<usize>,
+        /// Unwinding from a `Drop`: frees the slots of the forgotten rows.
+        struct FreeOnUnwind<'a> {
             entities: &'a mut Entities,
             taken: &'a [Vec<EmptiedChunk>],
         }
-        impl Drop for Unwind<'_> {
+        impl Drop for FreeOnUnwind<'_> {
             fn drop(&mut self) {
-                if !std::thread::panicking() {
-                    return;
-                }
-                for i in self.doomed.by_ref() {
-                    self.archetypes[i].clear();
-                }
-                for chunk in self.taken.iter().flatten() {
-                    for &entity in chunk.held_ids() {
-                        self.entities.free(entity);
+                if std::thread::panicking() {
+                    for chunk in self.taken.iter().flatten() {
+                        for &entity in chunk.held_ids() {
+                            self.entities.free(entity);
+                        }
                     }
                 }
             }
         }
-        let mut guard = Unwind {
-            archetypes: archetypes.as_mut_slice(),
-            doomed: doomed.into_iter(),
+        let guard = FreeOnUnwind {
             entities,
             taken: &taken,
         };
-        for i in guard.doomed.by_ref() {
-            guard.archetypes[i].clear();
+        for (arch, chunks) in archetypes.iter().zip(guard.taken) {
+            if arch.needs_drop() {
+                for chunk in chunks {
+                    // SAFETY: `chunk` was taken from `arch` just above; nothing dropped its
+                    // values, and on unwinding `taken` is dropped, never reused.
+                    unsafe { arch.drop_held_values(chunk) };
+                }
+            }
         }
         drop(guard);
         taken

@@ -341,3 +341,81 @@ fn relationship_components_cannot_be_written_in_place() {
     assert!(world.children(a).is_empty());
     world.check_invariants();
 }
+
+/// A subtree despawn takes plain despawns for nodes whose only hooked types are `ChildOf` /
+/// `Children` and the full path for the others; mixed in one tree, every node goes, every
+/// hook of the others runs once, and lists outside the tree drop the dead.
+#[test]
+fn a_mixed_subtree_despawn_runs_every_hook_once_and_leaves_both_sides_agreeing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static REMOVED: AtomicUsize = AtomicUsize::new(0);
+    #[derive(Clone, Copy)]
+    struct Watched;
+    fn on_remove(_: ecs_core::DeferredWorld<'_>, _: ecs_core::HookContext) {
+        REMOVED.fetch_add(1, Ordering::Relaxed);
+    }
+    struct Likes(Vec<Entity>);
+    struct LikedBy(Vec<Entity>);
+    impl Relationship for Likes {
+        type Target = LikedBy;
+        fn targets(&self) -> &[Entity] {
+            &self.0
+        }
+        fn from_target(target: Entity) -> Self {
+            Likes(vec![target])
+        }
+        fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
+            Some(&mut self.0)
+        }
+    }
+    impl RelationshipTarget for LikedBy {
+        type Relationship = Likes;
+        const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
+        fn from_sources(sources: Vec<Entity>) -> Self {
+            LikedBy(sources)
+        }
+        fn sources(&self) -> &[Entity] {
+            &self.0
+        }
+        fn sources_mut(&mut self) -> &mut Vec<Entity> {
+            &mut self.0
+        }
+    }
+
+    let mut world = World::new();
+    world
+        .set_component_hooks::<Watched>(ecs_core::ComponentHooks::new().on_remove(on_remove))
+        .unwrap();
+    world.register_relationship::<Likes>().unwrap();
+    let outside = world.spawn(());
+    let root = world.spawn(());
+    let mut nodes = vec![root];
+    let mut watched = 0;
+    for i in 1..400usize {
+        let parent = nodes[(i - 1) / 3];
+        let e = match i % 5 {
+            0 => {
+                watched += 1;
+                world.spawn((ChildOf(parent), Watched))
+            }
+            1 => world.spawn((ChildOf(parent), Likes(vec![outside]))),
+            _ => world.spawn((ChildOf(parent),)),
+        };
+        nodes.push(e);
+    }
+    // Some nodes are liked from outside the tree.
+    let fan = world.spawn((Likes(nodes[10..20].to_vec()),));
+    world.check_invariants();
+    REMOVED.store(0, Ordering::Relaxed);
+
+    world.despawn(root).unwrap();
+    world.check_invariants();
+    assert!(nodes.iter().all(|&e| !world.contains(e)));
+    assert_eq!(REMOVED.load(Ordering::Relaxed), watched);
+    assert!(
+        world.get::<LikedBy>(outside).is_err(),
+        "its likers all went"
+    );
+    assert!(world.get::<Likes>(fan).is_err(), "every node it liked went");
+    assert_eq!(world.len(), 2);
+}

@@ -174,21 +174,15 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
         // Every source is dealt with even if one's hooks panic: stopping half way would leave
         // sources naming a target that is gone. The first panic goes on afterwards.
         let mut first = None;
-        for source in sources {
-            if !points_at::<T::Relationship>(world, source, target) {
-                continue;
-            }
-            let done = catch_unwind(AssertUnwindSafe(|| {
-                if cascade {
-                    let _ = world.despawn_as_consequence(source);
-                } else {
-                    detach::<T::Relationship>(world, source, target);
-                }
-            }));
-            if let Err(panic) = done {
-                match first {
-                    None => first = Some(panic),
-                    Some(_) => std::mem::forget(panic),
+        if cascade {
+            despawn_sources::<T>(world, target, sources, &mut first);
+        } else {
+            for source in sources {
+                if points_at::<T::Relationship>(world, source, target) {
+                    let done = catch_unwind(AssertUnwindSafe(|| {
+                        detach::<T::Relationship>(world, source, target);
+                    }));
+                    keep_first(&mut first, done);
                 }
             }
         }
@@ -196,6 +190,85 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
             resume_unwind(panic);
         }
     });
+}
+
+type Panic = Box<dyn std::any::Any + Send>;
+
+/// Keeps the first panic of a run that must go on; a later one's payload is leaked, not
+/// dropped (its `Drop` could panic).
+fn keep_first(first: &mut Option<Panic>, done: Result<(), Panic>) {
+    if let Err(panic) = done {
+        match first {
+            None => *first = Some(panic),
+            Some(_) => std::mem::forget(panic),
+        }
+    }
+}
+
+/// The `DespawnSources` cascade of `target`'s despawn: despawns every source of `target`, and
+/// theirs, and so on down, in breadth-first order.
+///
+/// A source whose only hooked types are this relationship's two sides, pointing at one target
+/// (the one being despawned), with no observer of either side, is despawned plainly and its
+/// own sources taken in the same pass: its hooks would only edit lists that are being
+/// despawned too. That is a subtree despawn at about the cost of plain despawns, with one
+/// command for the whole subtree. Any other source (another relationship's list, a user hook,
+/// a many-to-many source) takes the full despawn with hooks, whose own cascade follows.
+fn despawn_sources<T: RelationshipTarget>(
+    world: &mut World,
+    target: Entity,
+    sources: Ids,
+    first: &mut Option<Panic>,
+) {
+    use crate::world::Lifecycle;
+    use std::any::TypeId;
+    let ids = (
+        world.component_id::<T::Relationship>(),
+        world.component_id::<T>(),
+    );
+    let observed = [TypeId::of::<T::Relationship>(), TypeId::of::<T>()]
+        .iter()
+        .any(|&t| world.observes(Lifecycle::Replace, t) || world.observes(Lifecycle::Remove, t));
+    // Per archetype: whether its rows' despawn needs only this relationship's upkeep.
+    let mut upkeep_only: Vec<Option<bool>> = Vec::new();
+    let mut queue: std::collections::VecDeque<(Entity, Entity)> =
+        sources.into_iter().map(|s| (s, target)).collect();
+    while let Some((source, parent)) = queue.pop_front() {
+        let sole = world
+            .get::<T::Relationship>(source)
+            .is_ok_and(|r| r.targets() == [parent]);
+        if !sole && !points_at::<T::Relationship>(world, source, parent) {
+            continue;
+        }
+        let plain = sole && !observed && {
+            let arch = world
+                .location(source)
+                .expect("has a relationship")
+                .archetype;
+            let i = arch.index();
+            if upkeep_only.len() <= i {
+                upkeep_only.resize(i + 1, None);
+            }
+            *upkeep_only[i].get_or_insert_with(|| {
+                world.archetypes()[i].signature().iter().all(|id| {
+                    !world.components().info(id).has_hooks()
+                        || Some(id) == ids.0
+                        || Some(id) == ids.1
+                })
+            })
+        };
+        let done = catch_unwind(AssertUnwindSafe(|| {
+            if plain {
+                if let Ok(list) = world.get::<T>(source) {
+                    queue.extend(list.sources().iter().map(|&s| (s, source)));
+                }
+                let _ = world.despawn_plain(source);
+            } else {
+                let _ = world.despawn_as_consequence(source);
+            }
+        }));
+        keep_first(first, done);
+    }
 }
 
 /// Adds `source` to `target`'s list, if `source` still points at a live `target`; a

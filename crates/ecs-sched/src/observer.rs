@@ -20,10 +20,10 @@ use std::marker::PhantomData;
 
 use ecs_core::{Component, Components, Entity, Lifecycle, ObserverId, ObserverKey, World};
 
-use crate::access_set::{Conflict, SystemAccess};
 use crate::commands::Commands;
-use crate::one_shot::RunSystemExt;
-use crate::param::{Res, SystemParam};
+use crate::system::access::{Conflict, SystemAccess};
+use crate::system::one_shot::RunSystemExt;
+use crate::system::param::{Res, SystemParam};
 use crate::system::IntoSystem;
 
 /// An event that can be triggered on an entity and observed.

@@ -1,9 +1,9 @@
 //! Configuring what was added to a schedule: [`SystemConfig`] (name, run conditions, sets,
 //! order) and [`SetConfig`] (a set's order).
 
-use crate::condition::{is_read_only, IntoCondition};
 use crate::error::ScheduleError;
-use crate::executor::SystemCell;
+use crate::schedule::executor::SystemCell;
+use crate::system::condition::{is_read_only, IntoCondition};
 use crate::system::{IntoSystem, SyncPoint, System};
 
 use super::{Order, Schedule, SetOrder};

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use ecs_core::short_name;
 
-use crate::access_set::Conflict;
-use crate::graph::EdgeReason;
+use crate::schedule::graph::EdgeReason;
+use crate::system::access::Conflict;
 
 use super::Schedule;
 

@@ -2,23 +2,45 @@
 //!
 //! This file holds the schedule and its build; `config` adds and configures systems and sets,
 //! `run` runs the schedule, and `explain` reports on it. None of them is imported back here.
+//!
+//! Below them, this folder owns everything between a list of systems and a frame run: the
+//! dependency graph and its plan (`graph`), the executor that runs a plan's segments on the
+//! pool (`executor`, with its synchronisation primitives in `sync`, its clock in `clock` and
+//! caught panics in `panics`), the timings it records (`timings`), a schedule's saved state for
+//! simulation snapshots (`saved`) and the fixed-timestep driver (`fixed`). It runs systems
+//! (`system/`, below it) and knows nothing of simulation snapshots as a whole (`sim/`, above).
 
+#[cfg_attr(
+    all(target_arch = "x86_64", not(miri), not(loom)),
+    expect(unsafe_code, reason = "reads the CPU's time-stamp counter")
+)]
+mod clock;
 pub(crate) mod config;
+#[expect(
+    unsafe_code,
+    reason = "hands systems to workers through counters and UnsafeCell"
+)]
+pub(crate) mod executor;
 pub(crate) mod explain;
+pub(crate) mod fixed;
+pub(crate) mod graph;
+mod panics;
 mod run;
 pub(crate) mod saved;
+mod sync;
+pub(crate) mod timings;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use ecs_core::{Components, RegistryId, World};
 
-use crate::access_set::{Conflict, EventUpdate, SystemAccess};
 use crate::error::{CommandError, ScheduleError};
-use crate::executor::SystemCell;
-use crate::graph::{self, NodeInfo, Plan, SetInfo};
+use crate::schedule::executor::SystemCell;
+use crate::schedule::graph::{NodeInfo, Plan, SetInfo};
+use crate::system::access::{Conflict, EventUpdate, SystemAccess};
 
-use crate::timings::{Sample, Timings};
+use crate::schedule::timings::{Sample, Timings};
 
 /// Default of [`Schedule::set_inline_threshold`]: about what waking a worker costs here.
 const DEFAULT_INLINE_BELOW: Duration = Duration::from_micros(20);

@@ -9,12 +9,14 @@ use std::time::{Duration, Instant};
 use ecs_core::World;
 use ecs_query::Parallelism;
 
-use crate::access_set::EventUpdate;
+use crate::commands::id_lanes::LanePlan;
 use crate::error::{CommandError, ScheduleError};
-use crate::executor::{run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic};
-use crate::graph::{Plan, Segment};
-use crate::id_lanes::LanePlan;
-use crate::panics::{drop_payload, keep_first, panic_message, Payload};
+use crate::schedule::executor::{
+    run_exclusive, run_segment, worth_parallel, SystemCell, SystemPanic,
+};
+use crate::schedule::graph::{Plan, Segment};
+use crate::schedule::panics::{drop_payload, keep_first, panic_message, Payload};
+use crate::system::access::EventUpdate;
 
 use super::{Order, Schedule, Threads};
 
@@ -218,7 +220,7 @@ impl Run<'_> {
         let order = &plan.order[applied..];
         let start = Instant::now();
         // Events applied before the previous end of run are dropped now, before this run's are
-        // applied: each event stays readable for two runs (events.rs).
+        // applied: each event stays readable for two runs (events/mod.rs).
         for (_, update) in event_updates {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| update(world))) {
                 keep_first(&mut commands.apply, payload);

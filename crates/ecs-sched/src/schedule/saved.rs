@@ -4,7 +4,7 @@
 use ecs_core::World;
 
 use super::Schedule;
-use crate::framing::{Reader, Writer};
+use crate::saved_state::framing::{Reader, Writer};
 use crate::saved_state::{Saved, StateError, StateReader, StateWriter};
 
 /// The saved parameter state of one schedule's systems and conditions, for one world.
@@ -24,7 +24,7 @@ struct SavedUnit {
 }
 
 impl ScheduleState {
-    /// Writes the units (see the `sim_bytes` module for the format), values through
+    /// Writes the units (see `sim/bytes.rs` for the format), values through
     /// `world`'s state codecs.
     pub(crate) fn write(&self, w: &mut Writer, world: &World) -> Result<(), StateError> {
         let state = |w: &mut Writer, state: &Option<Vec<Saved>>| {

@@ -17,6 +17,11 @@
 //!
 //! Cost: sending is a `Vec::push`; applying moves each system's buffer once; reading walks a
 //! slice. Nothing is locked.
+//!
+//! Beside this file: `saved.rs` puts an `Events<T>` queue in world snapshots (its hash and
+//! serde form), and `par_send.rs` adds
+//! [`Query::par_for_each_send`](crate::Query::par_for_each_send), a parallel query loop that
+//! sends events.
 
 use std::any::{type_name, TypeId};
 use std::collections::HashMap;
@@ -25,11 +30,12 @@ use std::sync::{Mutex, OnceLock};
 
 use ecs_core::{Components, World};
 
-use crate::access_set::{Conflict, SystemAccess};
 use crate::error::CommandError;
-use crate::param::SystemParam;
 use crate::saved_state::{StateError, StateReader, StateWriter};
+use crate::system::access::{Conflict, SystemAccess};
+use crate::system::param::SystemParam;
 
+mod par_send;
 mod saved;
 
 /// The buffered events of type `T`: a resource, inserted by the first `EventWriter<T>` or

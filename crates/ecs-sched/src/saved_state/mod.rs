@@ -18,6 +18,11 @@
 //! `ecs_core`'s snapshot docs), so a restored reader's window over restored rows is the one it
 //! had: `Changed<T>` and `Added<T>` pass the same rows as in the original run. Tick 0 ("never
 //! ran") stays 0.
+//!
+//! `framing.rs` beside this file writes and reads saved state, and whole simulation snapshots,
+//! as bytes.
+
+pub(crate) mod framing;
 
 use std::any::{type_name, Any};
 use std::fmt;

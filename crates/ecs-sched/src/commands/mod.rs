@@ -4,9 +4,11 @@
 //! `spawn` reserves the entity id at once, so the caller can store it or use it in later
 //! commands. Systems that take `Commands` run side by side like any others: before a parallel
 //! segment the schedule opens one id lane per `Commands` parameter, in plan order
-//! ([`World::open_id_lanes`], `id_lanes.rs`), and a queue reserves in its own lane, so the ids
-//! a system gets depend on what it spawned, never on which thread came first. A queue used
-//! outside a schedule (one-shot systems, observers) reserves through the world's cursor.
+//! ([`World::open_id_lanes`], `id_lanes.rs` beside this file), and a queue reserves in its own
+//! lane, so the ids a system gets depend on what it spawned, never on which thread came first.
+//! A queue used outside a schedule (one-shot systems, observers) reserves through the world's
+//! cursor. [`CommandBuffer`](crate::CommandBuffer) (`buffer.rs`) records the same commands
+//! without a schedule.
 //!
 //! Panics: a recorded command owns user values (bundles, closures) whose code may panic, when
 //! the command runs or when it is dropped unapplied. A queue never drops a command while
@@ -15,6 +17,9 @@
 //! and leaves the rest queued, and [`CommandQueue::clear`] drops every command, each on its
 //! own, before it reports the first panicking `Drop`.
 
+pub(crate) mod buffer;
+pub(crate) mod id_lanes;
+
 use std::any::type_name;
 use std::collections::VecDeque;
 
@@ -22,8 +27,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use ecs_core::{drop_each, resume_unless_unwinding, ArchetypeId, Bundle, Component, Entity, World};
 
+use crate::commands::id_lanes::LanePlan;
 use crate::error::CommandError;
-use crate::id_lanes::LanePlan;
 
 type Command = Box<dyn FnOnce(&mut World) -> Result<(), Failure> + Send + Sync>;
 

@@ -9,16 +9,16 @@ use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use crate::clock::{self, Reading};
+use crate::schedule::clock::{self, Reading};
 
 use ecs_core::World;
 
-use crate::condition::Condition;
-use crate::graph::Segment;
-use crate::panics::{drop_payload, Payload};
-use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::schedule::graph::Segment;
+use crate::schedule::panics::{drop_payload, Payload};
+use crate::schedule::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::schedule::timings::Sample;
+use crate::system::condition::Condition;
 use crate::system::System;
-use crate::timings::Sample;
 
 /// Dependency counters of one segment run.
 ///

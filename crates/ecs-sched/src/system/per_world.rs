@@ -82,7 +82,7 @@ impl<S> PerWorld<S> {
 mod tests {
     use ecs_core::World;
 
-    use super::PerWorld;
+    use crate::system::per_world::PerWorld;
 
     #[test]
     fn each_world_keeps_its_own_state_and_the_oldest_goes_first() {

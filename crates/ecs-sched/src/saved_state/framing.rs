@@ -1,4 +1,4 @@
-//! Little-endian framing of simulation snapshot bytes (the `sim_bytes` module's format):
+//! Little-endian framing of simulation snapshot bytes (`sim/bytes.rs` has the format):
 //! a writer, and a reader that checks every length against the bytes left. Saved state
 //! pieces go through the world's state codecs.
 

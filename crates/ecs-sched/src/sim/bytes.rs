@@ -23,11 +23,11 @@
 
 use ecs_core::{Snapshot, SnapshotError, World};
 
-use crate::fixed::FixedTimestep;
-use crate::framing::{Reader, Writer};
+use crate::saved_state::framing::{Reader, Writer};
 use crate::saved_state::StateError;
+use crate::schedule::fixed::FixedTimestep;
 use crate::schedule::saved::ScheduleState;
-use crate::sim_snapshot::SimSnapshot;
+use crate::sim::SimSnapshot;
 
 const MAGIC: [u8; 8] = *b"ECSSIM\0\0";
 const VERSION: u32 = 1;

@@ -16,10 +16,10 @@ use std::ops::{Deref, DerefMut};
 use ecs_core::{Components, World};
 use ecs_query::{QueryFilter, QueryRun, QueryState, WorldQuery};
 
-use crate::access_set::{Conflict, SystemAccess};
-use crate::param::SystemParam;
-use crate::query::Query;
 use crate::saved_state::{StateError, StateReader, StateWriter};
+use crate::system::access::{Conflict, SystemAccess};
+use crate::system::param::SystemParam;
+use crate::system::query::Query;
 
 /// The item of the only entity `Q` matches; the system is skipped unless exactly one does.
 ///

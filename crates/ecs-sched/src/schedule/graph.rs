@@ -14,8 +14,8 @@
 //! 3. Exclusive systems (and sync points) conflict with everything, so they split the order
 //!    into segments; the systems of one segment run on the pool as their edges allow.
 
-use crate::access_set::{Conflict, SystemAccess};
 use crate::error::ScheduleError;
+use crate::system::access::{Conflict, SystemAccess};
 
 /// What the planner needs to know about one system.
 pub(crate) struct NodeInfo<'a> {
@@ -63,7 +63,7 @@ pub(crate) struct Segment {
     /// Per position: the positions that wait for it.
     pub dependents: Vec<Vec<usize>>,
     /// The systems that record commands, in total order: each takes an id lane before the
-    /// segment runs (`id_lanes.rs`).
+    /// segment runs (`commands/id_lanes.rs`).
     pub lane_systems: Vec<usize>,
     /// Whether a system reads the whole world (the segment opens a lane for the cursor).
     pub world_lane: bool,

@@ -17,11 +17,11 @@ use std::marker::PhantomData;
 
 use ecs_core::{Components, World};
 
-use crate::access_set::{Conflict, SystemAccess};
 use crate::error::ScheduleError;
-use crate::param::{Local, Res, SystemParam};
-use crate::per_world::PerWorld;
 use crate::saved_state::{StateError, StateReader, StateWriter};
+use crate::system::access::{Conflict, SystemAccess};
+use crate::system::param::{Local, Res, SystemParam};
+use crate::system::per_world::PerWorld;
 use crate::system::{
     declare_params, default_name, init_params_for, load_param_state, save_param_state,
     SystemParamFunction,

@@ -13,9 +13,9 @@
 
 use ecs_core::{Components, World};
 
-use crate::access_set::{Conflict, SystemAccess};
 use crate::error::CommandError;
-use crate::param::SystemParam;
+use crate::system::access::{Conflict, SystemAccess};
+use crate::system::param::SystemParam;
 
 /// Conflicting parameters used one at a time (see the module doc).
 ///
@@ -104,7 +104,7 @@ macro_rules! param_set {
                 ParamSet { state, world, system: system.to_owned() }
             }
 
-            fn plan_lanes(state: &mut Self::State, plan: &mut crate::id_lanes::LanePlan) {
+            fn plan_lanes(state: &mut Self::State, plan: &mut crate::commands::id_lanes::LanePlan) {
                 $($P::plan_lanes(&mut state.$i, plan);)*
             }
 

@@ -9,7 +9,7 @@
 //! so change detection answers as it did (the `saved_state` module lists what each parameter
 //! saves).
 //!
-//! [`SimSnapshot::to_bytes`] / [`SimSnapshot::from_bytes`] (the `sim_bytes` module) write and
+//! [`SimSnapshot::to_bytes`] / [`SimSnapshot::from_bytes`] (`sim/bytes.rs`) write and
 //! read one, so a simulation can be saved to disk and resumed in another process.
 //!
 //! Not captured: state inside exclusive systems' closures and other hand-written
@@ -18,10 +18,12 @@
 //! refuses (a typed [`StateError`]) state it cannot clone and resources written by a system
 //! but left out of world snapshots, instead of skipping them.
 
+mod bytes;
+
 use ecs_core::{Snapshot, Unregistered, World};
 
-use crate::fixed::FixedTimestep;
 use crate::saved_state::StateError;
+use crate::schedule::fixed::FixedTimestep;
 use crate::schedule::saved::ScheduleState;
 use crate::schedule::Schedule;
 

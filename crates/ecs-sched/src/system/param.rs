@@ -9,11 +9,11 @@ use std::ops::{Deref, DerefMut};
 
 use ecs_core::{Components, World};
 
-use crate::access_set::{Conflict, SystemAccess};
+use crate::commands::id_lanes::LanePlan;
 use crate::commands::{CommandQueue, Commands};
 use crate::error::CommandError;
-use crate::id_lanes::LanePlan;
 use crate::saved_state::{StateError, StateReader, StateWriter};
+use crate::system::access::{Conflict, SystemAccess};
 
 /// A value a system can take as a parameter.
 ///

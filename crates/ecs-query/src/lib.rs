@@ -48,14 +48,11 @@
 //! ```
 
 mod access;
-mod cache;
 #[expect(
     unsafe_code,
     reason = "implements WorldQuery for chunk component elements"
 )]
 mod chunk_value;
-#[expect(unsafe_code, reason = "hands out a chunk's column slices")]
-mod chunk_view;
 #[expect(unsafe_code, reason = "turns column pointers into typed references")]
 mod element;
 #[expect(
@@ -86,13 +83,9 @@ mod filter;
     reason = "implements WorldQuery for the filtered entity views by forwarding to the full ones"
 )]
 mod filtered_entity;
-#[expect(unsafe_code, reason = "yields items from per-chunk fetches")]
-mod iter;
-mod iteration;
+mod handle;
 #[expect(unsafe_code, reason = "forwards Option<Q> to Q where it matches")]
 mod option;
-#[expect(unsafe_code, reason = "hands disjoint row ranges to parallel tasks")]
-mod par;
 mod pod;
 #[expect(
     unsafe_code,
@@ -100,13 +93,11 @@ mod pod;
 )]
 mod propagate;
 mod rows; // safe: row masks and enable-slot reads
+mod run;
 #[expect(
     unsafe_code,
-    reason = "the one unsafe constructor of a query run; every loop is a safe method of it"
+    reason = "builds a state's fetch states through the registry and keeps raw chunk addresses"
 )]
-mod run;
-mod shared;
-#[expect(unsafe_code, reason = "runs queries through shared world references")]
 mod state;
 #[expect(
     unsafe_code,
@@ -115,15 +106,9 @@ mod state;
 mod tick_filter;
 #[expect(unsafe_code, reason = "forwards tuples of elements to each element")]
 mod tuple;
-#[expect(
-    unsafe_code,
-    reason = "runs queries over an exclusively borrowed world"
-)]
-mod world_ext;
 
 pub use access::{Access, AccessConflict, FilteredAccess, EVERY_COMPONENT};
 pub use chunk_value::{ChunkMut, ChunkRO, ChunkRW};
-pub use chunk_view::ChunkView;
 pub use element::{RefRO, RefRW};
 pub use enabled::{Disabled, EnabledMut, EnabledRO, EnabledRW, IgnoreEnabled};
 pub use entity_mut::{EntityMut, EntityMutFetch, EntityMuts};
@@ -134,8 +119,9 @@ pub use filter::{Or, QueryFilter, With, Without};
 pub use filtered_entity::{
     ComponentList, FilteredEntityMut, FilteredEntityMuts, FilteredEntityRef, FilteredEntityRefs,
 };
-pub use iter::QueryIter;
-pub use iteration::Iteration;
+pub use run::chunk_view::ChunkView;
+pub use run::iter::QueryIter;
+pub use state::iteration::Iteration;
 
 /// Plumbing: the per-archetype and per-chunk fetch types that the elements name as their
 /// `WorldQuery` associated types. Reachable for the engine's own crates and macros; not part of
@@ -147,12 +133,12 @@ pub mod __private {
     pub use crate::enabled::{EnableColumn, MaskFetch};
     pub use crate::option::OptionFetch;
 }
-pub use par::Parallelism;
+pub use handle::shared::SharedQuery;
+pub use handle::world_ext::{QueryBorrow, QueryExt};
 pub use pod::PodColumns;
 pub use propagate::{Propagate, UNIT_NODES};
 pub use rows::Rows;
+pub use run::par::Parallelism;
 pub use run::QueryRun;
-pub use shared::SharedQuery;
 pub use state::{QueryState, RunTicks};
 pub use tick_filter::{AddTick, Added, ChangeTick, Changed, TickFilter, TickKind};
-pub use world_ext::{QueryBorrow, QueryExt};

@@ -9,8 +9,8 @@
 use bytemuck::Pod;
 use ecs_core::Component;
 
-use crate::chunk_view::ChunkView;
 use crate::fetch::WorldQuery;
+use crate::run::chunk_view::ChunkView;
 
 /// Pod views of a [`ChunkView`]'s columns.
 ///

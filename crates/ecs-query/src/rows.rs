@@ -1,7 +1,7 @@
 //! Which rows of a chunk pass a query: [`Rows`] (all, none or some, per element), the row mask
 //! that mixed chunks iterate, and the helpers that read one enable slot of a chunk. The bottom
-//! of the query layer: the elements (`fetch`, `filter`, `enabled`) and the loops (`iter`,
-//! `state`, `par`) build on it, and it knows none of them.
+//! of the query layer: the elements (`fetch`, `filter`, `enabled`) and the state and its
+//! loops (`state/`, `run/`) build on it, and it knows none of them.
 
 use ecs_core::{Archetype, Chunk, ComponentId};
 

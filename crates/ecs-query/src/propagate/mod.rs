@@ -33,7 +33,7 @@ use std::marker::PhantomData;
 use ecs_core::{ChildOf, Component, ComponentId, World, WorldId};
 
 use crate::element::refuse_immutable;
-use crate::par::Parallelism;
+use crate::run::par::Parallelism;
 
 mod forest;
 mod pass;

@@ -10,11 +10,15 @@
 //! run ([`QueryState::start_run`]) and wraps it in a [`QueryRun`](crate::QueryRun), which needs
 //! the state only by `&self`, so several read-only views of one state can work at once.
 //!
-//! This file builds a state, matches archetypes and classifies chunks; `run` holds the loops
-//! of a run and the state's own entry points.
+//! This file builds a state, matches archetypes and classifies chunks; beside it, `chunk_list.rs`
+//! keeps the flat list of chunks a run visits, `iteration.rs` the state's choice of chunk loop,
+//! and `cache.rs` the world-level cache of one-shot queries' states. The loops of a run and the
+//! state's own entry points (`for_each`, `get`, ...) live in `run/state_run.rs`: this folder
+//! owns matching and its caches, and imports nothing of the runs built on it.
 
-mod chunk_list;
-mod run;
+pub(crate) mod cache;
+pub(crate) mod chunk_list;
+pub(crate) mod iteration;
 
 use std::any::type_name;
 use std::sync::OnceLock;
@@ -27,8 +31,8 @@ use ecs_core::{
 use crate::access::{Access, AccessConflict, FilteredAccess};
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iteration::Iteration;
 use crate::rows::{ChunkRows, RowMask, Rows};
+use crate::state::iteration::Iteration;
 use chunk_list::{ChunkList, ChunkRecord, MatchedArchetype};
 
 /// The change-tick window of one query run: writes are stamped with `tick`, and change
@@ -46,8 +50,8 @@ use chunk_list::{ChunkList, ChunkRecord, MatchedArchetype};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunTicks {
-    tick: Tick,
-    last_seen: Tick,
+    pub(crate) tick: Tick,
+    pub(crate) last_seen: Tick,
 }
 
 impl RunTicks {
@@ -106,10 +110,10 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     world_id: WorldId,
     pub(crate) query: Q::State,
     pub(crate) filter: F::State,
-    access: FilteredAccess,
+    pub(crate) access: FilteredAccess,
     /// The components `access` reads or writes: the columns worth prefetching.
     touched: Box<[ComponentId]>,
-    matched: Vec<ArchetypeId>,
+    pub(crate) matched: Vec<ArchetypeId>,
     /// For `matched[k]`, where the query's and the filter's columns sit in its chunks.
     cached: Vec<(Q::ArchetypeFetch, F::ArchetypeFetch)>,
     /// For `matched[k]`, the (byte offset, element size) in its chunks of each column of
@@ -117,7 +121,7 @@ pub struct QueryState<Q: WorldQuery, F: QueryFilter = ()> {
     /// once per archetype, read only when a run prefetches a next chunk.
     prefetch_cols: Vec<(u32, u32)>,
     archetypes_seen: usize,
-    last_seen: Tick,
+    pub(crate) last_seen: Tick,
     /// The chunk loop `for_each` runs.
     iteration: Iteration,
     /// The chunks of `matched`, flat, for the loops (see `chunk_list`).
@@ -484,7 +488,7 @@ impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {
     /// `(offset, element size)` of each column this query touches in the `k`-th matched
     /// archetype (`(0, 0)` where the archetype lacks it).
     #[inline(always)]
-    fn prefetch_cols(&self, k: usize) -> &[(u32, u32)] {
+    pub(crate) fn prefetch_cols(&self, k: usize) -> &[(u32, u32)] {
         let n = self.touched.len();
         &self.prefetch_cols[k * n..(k + 1) * n]
     }

@@ -20,12 +20,12 @@
 
 use ecs_core::{Entity, World};
 
-use crate::cache::current_state;
 use crate::error::QueryError;
 use crate::fetch::ReadOnlyQuery;
 use crate::filter::QueryFilter;
-use crate::iter::{QueryIter, StateRef};
+use crate::run::iter::{QueryIter, StateRef};
 use crate::run::QueryRun;
+use crate::state::cache::current_state;
 use crate::state::{QueryState, RunTicks};
 
 /// A read-only query over a shared world, from [`QueryExt::query_ref`](crate::QueryExt::query_ref).

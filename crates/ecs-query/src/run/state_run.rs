@@ -6,14 +6,14 @@ use std::any::type_name;
 
 use ecs_core::{ChangeWindow, Chunk, Entity, Tick, World};
 
-use super::chunk_list::{ChunkRecord, AHEAD};
-use super::{QueryState, RunTicks};
-use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
 use crate::rows::{ChunkRows, RowMask};
+use crate::run::chunk_view::ChunkView;
 use crate::run::QueryRun;
+use crate::state::chunk_list::{ChunkRecord, AHEAD};
+use crate::state::{QueryState, RunTicks};
 
 /// Rows per piece of a streaming `for_each` chunk loop: for two 12-byte columns, six cache
 /// lines of the next chunk asked for per piece (16 did best among 16, 32, 64 and 128 rows in

@@ -21,11 +21,11 @@ use std::marker::PhantomData;
 
 use ecs_core::{Entity, World};
 
-use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iter::QueryIter;
+use crate::run::chunk_view::ChunkView;
+use crate::run::iter::QueryIter;
 use crate::state::{QueryState, RunTicks};
 
 /// One run of a [`QueryState`] over its world: every way to visit the matched rows, as safe

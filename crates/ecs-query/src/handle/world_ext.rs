@@ -1,21 +1,21 @@
 //! `world.query::<Q>()`: one-shot queries straight off a world.
 //!
 //! [`QueryExt::query`] takes the world's cached [`QueryState`] for the query type (built on
-//! the first call, then only brought up to date with archetypes created since: see the `cache`
-//! module) and wraps it with the world, exclusively borrowed, in a [`QueryBorrow`]; each of its
-//! methods consumes it, so the items borrow the world. A one-shot query sees every chunk as
-//! changed; keep a `QueryState` to see only what changed since its last run.
+//! the first call, then only brought up to date with archetypes created since: see
+//! `state/cache.rs`) and wraps it with the world, exclusively borrowed, in a [`QueryBorrow`];
+//! each of its methods consumes it, so the items borrow the world. A one-shot query sees every
+//! chunk as changed; keep a `QueryState` to see only what changed since its last run.
 
 use ecs_core::{Entity, World};
 
-use crate::cache::cached_state;
-use crate::chunk_view::ChunkView;
 use crate::error::QueryError;
 use crate::fetch::{ReadOnlyQuery, WorldQuery};
 use crate::filter::QueryFilter;
-use crate::iter::QueryIter;
+use crate::handle::shared::SharedQuery;
+use crate::run::chunk_view::ChunkView;
+use crate::run::iter::QueryIter;
 use crate::run::QueryRun;
-use crate::shared::SharedQuery;
+use crate::state::cache::cached_state;
 use crate::state::{QueryState, RunTicks};
 
 /// Adds `query` to [`World`].
@@ -258,7 +258,7 @@ impl<'w, Q: WorldQuery, F: QueryFilter> QueryBorrow<'w, Q, F> {
     /// assert_eq!(world.query::<(RefRO<u32>, With<char>)>().count(), 1);
     /// ```
     pub fn count(self) -> usize {
-        // Not a run (the tick stays); the cached state's window is a fresh one (`cache`).
+        // Not a run (the tick stays); the cached state's window is a fresh one (`state/cache.rs`).
         let ticks = RunTicks::fresh(self.world);
         self.run(ticks).count()
     }

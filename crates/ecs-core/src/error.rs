@@ -111,6 +111,18 @@ pub enum CloneError {
         /// The component's type name.
         component: &'static str,
     },
+    /// Cloning into another world, a component registered with
+    /// [`World::register_map_entities`](crate::World::register_map_entities) holds an entity id
+    /// naming an entity that is not part of the copy: in the other world it would name nothing
+    /// (or an unrelated entity).
+    OutsideTheCopy {
+        /// The entity holding the component.
+        entity: Entity,
+        /// The component's type name.
+        component: &'static str,
+        /// The id it holds.
+        held: Entity,
+    },
 }
 
 impl fmt::Display for CloneError {
@@ -122,6 +134,17 @@ impl fmt::Display for CloneError {
                 "entity {entity:?} holds `{component}`, which cannot be cloned: register it with \
                  `register_clone` (or `register_pod`), leave it out with `CloneOptions::deny`, or \
                  clone without `CloneOptions::strict`"
+            ),
+            Self::OutsideTheCopy {
+                entity,
+                component,
+                held,
+            } => write!(
+                f,
+                "entity {entity:?} holds `{component}` naming {held:?}, which is not part of the \
+                 copy: cloned into another world the id would name nothing there; clone {held:?} \
+                 with it (e.g. `CloneOptions::with_children`) or leave `{component}` out with \
+                 `CloneOptions::deny`"
             ),
         }
     }

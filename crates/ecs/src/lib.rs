@@ -326,6 +326,9 @@ pub mod prelude {
         HookContext, Relationship, RelationshipTarget,
     };
 
+    // Cloning, and entity ids remapped in clones.
+    pub use ecs_core::{CloneError, CloneOptions, MapEntities};
+
     // Enableable components, chunk components and compaction.
     pub use ecs_core::CompactReport;
     pub use ecs_query::{

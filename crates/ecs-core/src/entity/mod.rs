@@ -18,6 +18,9 @@
 )]
 pub(crate) mod bits;
 mod lanes;
+mod map;
+
+pub use map::MapEntities;
 
 use std::fmt;
 use std::num::NonZeroU32;

@@ -16,13 +16,26 @@
 //! - into another world, relationships of the cloned root are left out (their entity ids name
 //!   entities of the source world); the copied subtree is linked within the new world.
 //!
+//! Entity ids inside components are remapped for types registered with
+//! [`World::register_map_entities`]: every clone is spawned first, then the values are
+//! inserted, each id naming an entity of the copy replaced by the id of that entity's clone.
+//! An id naming an entity outside the copy is kept in the same world (it still names that
+//! entity); into another world it would name nothing meaningful, so the clone is refused
+//! (`CloneError::OutsideTheCopy`, naming the holder, the component and the id) before anything
+//! is spawned. Types not registered that way are copied as they are.
+//!
+//! Restoring a snapshot into another world needs no remapping: a restore rebuilds the
+//! snapshot's entities with the same ids.
+//!
 //! The clones are made with `spawn` and `insert`, so their hooks, observers and required
 //! components run as for any insert.
+
+use std::collections::HashMap;
 
 use std::any::TypeId;
 
 use crate::component::Component;
-use crate::entity::Entity;
+use crate::entity::{Entity, MapEntities};
 use crate::error::CloneError;
 use crate::hierarchy::{ChildOf, Children};
 use crate::world::{ClonedValue, World};
@@ -107,22 +120,79 @@ impl CloneOptions {
     }
 }
 
-/// One entity to make: the values to insert, and the index (in the plan) of its parent's clone.
+/// One entity to make: the original, the values to insert, the index (in the plan) of its
+/// parent's clone, and the entity ids its values hold, each with the component holding it.
 struct PlannedClone {
+    source: Entity,
     values: Vec<ClonedValue>,
     parent: Option<usize>,
+    held: Vec<(Entity, &'static str)>,
 }
 
 impl World {
     /// Records how to clone `T` (called by `register_pod` and `register_clone`).
+    /// Keeps the entity-mapping cloner of a type registered with `register_map_entities`.
     pub(crate) fn add_cloner<T: Clone + Component>(&mut self) {
-        fn clone_value<T: Clone + Component>(world: &World, entity: Entity) -> Option<ClonedValue> {
+        fn clone_value<T: Clone + Component>(
+            world: &World,
+            entity: Entity,
+            _held: &mut Vec<Entity>,
+        ) -> Option<ClonedValue> {
             let value = world.get::<T>(entity).ok()?.clone();
-            Some(Box::new(move |world: &mut World, target: Entity| {
+            Some(Box::new(move |world: &mut World, target: Entity, _| {
                 let _ = world.insert(target, (value,));
             }))
         }
-        self.cloners.insert(TypeId::of::<T>(), clone_value::<T>);
+        self.cloners
+            .entry(TypeId::of::<T>())
+            .or_insert(clone_value::<T>);
+    }
+
+    /// Makes the clones of `T` hold the clones of the entities it names: when an entity is
+    /// cloned with its subtree (or a component names an entity cloned with it), each id `T`
+    /// holds that names an entity of the copy is replaced by the id of that entity's clone; an
+    /// id naming an entity outside the copy is kept in the same world and refused
+    /// ([`CloneError::OutsideTheCopy`]) when cloning into another world. Also makes `T`
+    /// clonable if it was not registered for snapshots; its snapshot registration, if any, is
+    /// unchanged (snapshots restore the same ids, so they need no mapping).
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, CloneOptions, Entity, MapEntities, World};
+    /// #[derive(Clone)]
+    /// struct Aim(Entity);
+    /// impl MapEntities for Aim {
+    ///     fn map_entities(&mut self, map: &mut dyn FnMut(Entity) -> Entity) {
+    ///         self.0.map_entities(map);
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.register_map_entities::<Aim>();
+    /// let tank = world.spawn(());
+    /// let turret = world.spawn((ChildOf(tank),));
+    /// world.insert(tank, (Aim(turret),)).unwrap();
+    /// let copy = world.clone_entity_with(tank, &CloneOptions::new().with_children()).unwrap();
+    /// let copied_turret = world.children(copy)[0];
+    /// assert_eq!(world.get::<Aim>(copy).unwrap().0, copied_turret);
+    /// assert_eq!(world.get::<Aim>(tank).unwrap().0, turret); // the original is untouched
+    /// ```
+    pub fn register_map_entities<T: MapEntities + Clone + Component>(&mut self) {
+        fn clone_mapped<T: MapEntities + Clone + Component>(
+            world: &World,
+            entity: Entity,
+            held: &mut Vec<Entity>,
+        ) -> Option<ClonedValue> {
+            let mut value = world.get::<T>(entity).ok()?.clone();
+            value.map_entities(&mut |id| {
+                held.push(id);
+                id
+            });
+            Some(Box::new(move |world: &mut World, target: Entity, map| {
+                value.map_entities(&mut |id| map(id));
+                let _ = world.insert(target, (value,));
+            }))
+        }
+        self.register_component::<T>();
+        self.cloners.insert(TypeId::of::<T>(), clone_mapped::<T>);
     }
 
     /// A new entity with a clone of every component of `entity` that can be cloned (registered
@@ -181,7 +251,9 @@ impl World {
     /// returns the clone's id there. Relationships of the cloned root are left out.
     ///
     /// # Errors
-    /// As [`World::clone_entity`].
+    /// As [`World::clone_entity`], and [`CloneError::OutsideTheCopy`] when a component
+    /// registered with [`World::register_map_entities`] names an entity that is not copied;
+    /// nothing is spawned then.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -199,6 +271,18 @@ impl World {
         options: &CloneOptions,
     ) -> Result<Entity, CloneError> {
         let plan = self.plan_clone(entity, options, false)?;
+        let copied: std::collections::HashSet<Entity> = plan.iter().map(|p| p.source).collect();
+        for planned in &plan {
+            if let Some(&(held, component)) =
+                planned.held.iter().find(|(held, _)| !copied.contains(held))
+            {
+                return Err(CloneError::OutsideTheCopy {
+                    entity: planned.source,
+                    component,
+                    held,
+                });
+            }
+        }
         Ok(make_clones(target, plan, None))
     }
 
@@ -216,9 +300,14 @@ impl World {
         let mut pending = vec![(root, None)];
         while let Some((entity, parent)) = pending.pop() {
             let index = plan.len();
+            let mut held = Vec::new();
+            let values =
+                self.clone_values(entity, options, same_world && parent.is_none(), &mut held)?;
             plan.push(PlannedClone {
-                values: self.clone_values(entity, options, same_world && parent.is_none())?,
+                source: entity,
+                values,
                 parent,
+                held,
             });
             if options.children {
                 for &child in self.children(entity).iter().rev() {
@@ -231,17 +320,20 @@ impl World {
 
     /// Clones of the components of `entity` the options want, in component-id order. The
     /// hierarchy's own components are left to [`make_clones`]; other relationships are kept
-    /// only where their ids stay meaningful (`keep_relationships`).
+    /// only where their ids stay meaningful (`keep_relationships`). The entity ids the values
+    /// hold go to `held`, each with its component's name.
     fn clone_values(
         &self,
         entity: Entity,
         options: &CloneOptions,
         keep_relationships: bool,
+        held: &mut Vec<(Entity, &'static str)>,
     ) -> Result<Vec<ClonedValue>, CloneError> {
         let loc = self
             .location(entity)
             .ok_or(CloneError::NoSuchEntity(entity))?;
         let mut values = Vec::new();
+        let mut ids = Vec::new();
         for id in self.archetypes()[loc.archetype.index()].signature().iter() {
             let info = self.components().info(id);
             let type_id = info.type_id();
@@ -257,7 +349,10 @@ impl World {
                 }
             }
             match self.cloners.get(&type_id) {
-                Some(clone) => values.extend(clone(self, entity)),
+                Some(clone) => {
+                    values.extend(clone(self, entity, &mut ids));
+                    held.extend(ids.drain(..).map(|id| (id, info.name())));
+                }
                 None if options.strict => {
                     return Err(CloneError::NotClonable {
                         entity,
@@ -271,23 +366,29 @@ impl World {
     }
 }
 
-/// Spawns the planned clones in `world`, in plan order, each linked under its parent's clone
-/// (the root under `root_parent`, if any); returns the root's clone.
+/// Spawns the planned clones in `world`, all of them first (so every value can be mapped to
+/// the clones), then in plan order inserts each one's values and links it under its parent's
+/// clone (the root under `root_parent`, if any); returns the root's clone.
 fn make_clones(world: &mut World, plan: Vec<PlannedClone>, root_parent: Option<Entity>) -> Entity {
-    let mut made: Vec<Entity> = Vec::with_capacity(plan.len());
-    for planned in plan {
-        let clone = world.spawn(());
+    let made: Vec<Entity> = plan.iter().map(|_| world.spawn(())).collect();
+    let clone_of: HashMap<Entity, Entity> = plan
+        .iter()
+        .zip(&made)
+        .map(|(planned, &clone)| (planned.source, clone))
+        .collect();
+    let map = |id: Entity| clone_of.get(&id).copied().unwrap_or(id);
+    for (index, planned) in plan.into_iter().enumerate() {
+        let clone = made[index];
         for value in planned.values {
-            value(world, clone);
+            value(world, clone, &map);
         }
-        let parent = planned
-            .parent
-            .map(|i| made[i])
-            .or(root_parent.filter(|_| made.is_empty()));
+        let parent = match planned.parent {
+            Some(i) => Some(made[i]),
+            None => root_parent,
+        };
         if let Some(parent) = parent {
             let _ = world.insert(clone, (ChildOf(parent),));
         }
-        made.push(clone);
     }
     made[0]
 }

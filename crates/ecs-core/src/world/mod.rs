@@ -120,11 +120,15 @@ pub struct World {
     adopting: std::collections::HashSet<(Entity, Entity), ahash::RandomState>,
 }
 
-/// Clones the value of one component type out of an entity, as a change to make on the clone.
-pub(crate) type CloneFn = fn(&World, Entity) -> Option<ClonedValue>;
+/// Clones the value of one component type out of an entity, as a change to make on the clone;
+/// pushes the entity ids the value holds (for a type registered with
+/// [`World::register_map_entities`]) onto the `Vec`.
+pub(crate) type CloneFn = fn(&World, Entity, &mut Vec<Entity>) -> Option<ClonedValue>;
 
-/// A cloned value, ready to insert on an entity of any world.
-pub(crate) type ClonedValue = Box<dyn FnOnce(&mut World, Entity) + Send + Sync>;
+/// A cloned value, ready to insert on an entity of any world; the function maps each entity id
+/// the value holds to the one the clone should hold.
+pub(crate) type ClonedValue =
+    Box<dyn FnOnce(&mut World, Entity, &dyn Fn(Entity) -> Entity) + Send + Sync>;
 
 /// What an observer watches: a lifecycle change of one component type, or an event type
 /// triggered on entities.

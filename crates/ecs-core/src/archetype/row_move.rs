@@ -62,13 +62,16 @@ impl Archetype {
                 // builds), so `offset + r * size` lies inside column `meta` of their chunks
                 // (`ChunkLayout` invariant 1); the cells are initialised (the hole's only if
                 // `Detached`; a moved-out hole is overwritten, never read) and do not overlap;
-                // `last` is forgotten or detached right after.
+                // `last` is forgotten or detached right after. A detached value without a
+                // `Drop` is never read again (`drop_detached` skips its column), so it is
+                // overwritten like a moved-out one rather than swapped past the end.
                 unsafe {
                     let from = last.data.as_ptr().add(meta.offset + last.r * size);
                     let to = hole.data.as_ptr().add(meta.offset + hole.r * size);
-                    match values {
-                        Hole::MovedOut => copy_value(from, to, size),
-                        Hole::Detached => std::ptr::swap_nonoverlapping(from, to, size),
+                    if values == Hole::Detached && meta.drop.is_some() {
+                        std::ptr::swap_nonoverlapping(from, to, size);
+                    } else {
+                        copy_value(from, to, size);
                     }
                 }
             }

@@ -13,7 +13,7 @@ use std::ptr::NonNull;
 
 use crate::archetype::Archetype;
 use crate::chunk::Chunk;
-use crate::component::{Component, Components};
+use crate::component::{Component, ComponentId, Components};
 use crate::entity::Entity;
 use crate::error::ComponentError;
 use crate::ids::ArchetypeId;
@@ -124,6 +124,24 @@ impl World {
         }
         *self.get_mut::<T>(entity)? = value;
         Ok(true)
+    }
+
+    /// [`World::get`] with `T`'s component id resolved by the caller, for engine loops that
+    /// read one type from many entities (a subtree's lists): no `TypeId` lookup per entity.
+    /// `None` if `entity` is not alive, lacks the component, or `id` is not `T`'s.
+    #[inline]
+    pub(crate) fn get_by_id<T: Component>(&self, entity: Entity, id: ComponentId) -> Option<&T> {
+        if self.components.info(id).type_id() != std::any::TypeId::of::<T>() {
+            return None;
+        }
+        let loc = self.location(entity)?;
+        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let col = arch.column(id)?;
+        // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`, which
+        // holds `T`s: `id` is `T`'s id in this world's registry (checked above).
+        let ptr = unsafe { arch.cell(loc.row as usize, col) };
+        // SAFETY: as in `get`: an initialised `T` in a live row, read under `&self`.
+        Some(unsafe { ptr.cast::<T>().as_ref() })
     }
 
     /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).

@@ -222,10 +222,12 @@ fn despawn_sources<T: RelationshipTarget>(
 ) {
     use crate::world::Lifecycle;
     use std::any::TypeId;
-    let ids = (
+    let (Some(source_id), target_id) = (
         world.component_id::<T::Relationship>(),
         world.component_id::<T>(),
-    );
+    ) else {
+        return; // no entity ever held the relationship: `sources` point at nothing
+    };
     let observed = [TypeId::of::<T::Relationship>(), TypeId::of::<T>()]
         .iter()
         .any(|&t| world.observes(Lifecycle::Replace, t) || world.observes(Lifecycle::Remove, t));
@@ -234,32 +236,36 @@ fn despawn_sources<T: RelationshipTarget>(
     let mut queue: std::collections::VecDeque<(Entity, Entity)> =
         sources.into_iter().map(|s| (s, target)).collect();
     while let Some((source, parent)) = queue.pop_front() {
-        let sole = world
-            .get::<T::Relationship>(source)
-            .is_ok_and(|r| r.targets() == [parent]);
-        if !sole && !points_at::<T::Relationship>(world, source, parent) {
+        // The ids are resolved once above: a subtree reads these two types from every node.
+        let Some(relationship) = world.get_by_id::<T::Relationship>(source, source_id) else {
+            continue;
+        };
+        let targets = relationship.targets();
+        let sole = targets == [parent];
+        if !sole && !targets.contains(&parent) {
             continue;
         }
         let plain = sole && !observed && {
-            let arch = world
+            let i = world
                 .location(source)
                 .expect("has a relationship")
-                .archetype;
-            let i = arch.index();
+                .archetype
+                .index();
             if upkeep_only.len() <= i {
                 upkeep_only.resize(i + 1, None);
             }
             *upkeep_only[i].get_or_insert_with(|| {
                 world.archetypes()[i].signature().iter().all(|id| {
                     !world.components().info(id).has_hooks()
-                        || Some(id) == ids.0
-                        || Some(id) == ids.1
+                        || id == source_id
+                        || Some(id) == target_id
                 })
             })
         };
         let done = catch_unwind(AssertUnwindSafe(|| {
             if plain {
-                if let Ok(list) = world.get::<T>(source) {
+                let list = target_id.and_then(|id| world.get_by_id::<T>(source, id));
+                if let Some(list) = list {
                     queue.extend(list.sources().iter().map(|&s| (s, source)));
                 }
                 let _ = world.despawn_plain(source);

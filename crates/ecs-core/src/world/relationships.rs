@@ -87,15 +87,22 @@ fn points_at<R: Relationship>(world: &World, source: Entity, target: Entity) -> 
 }
 
 /// `R` written on a source: join each target's list once the change is complete.
+///
+/// Which targets were alive at the insert is noted here: a target that dies before the link
+/// runs (a hook or observer of the same change despawned it) was despawned while this source
+/// already pointed at it, so its despawn policy applies to the source as if it had been listed.
 fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookContext) {
     let source = ctx.entity;
-    let targets = targets_of::<R>(&world, source);
+    let targets: SmallVec<[(Entity, bool); 4]> = targets_of::<R>(&world, source)
+        .into_iter()
+        .map(|t| (t, world.contains(t)))
+        .collect();
     world.commands().add(move |world| {
         world.note_relationship_write();
-        for (i, &target) in targets.iter().enumerate() {
+        for (i, &(target, was_alive)) in targets.iter().enumerate() {
             // A target named twice by one source is linked once (lists are short).
-            if !targets[..i].contains(&target) {
-                link::<R>(world, source, target);
+            if targets[..i].iter().all(|&(t, _)| t != target) {
+                link::<R>(world, source, target, was_alive);
             }
         }
     });
@@ -278,15 +285,24 @@ fn despawn_sources<T: RelationshipTarget>(
 }
 
 /// Adds `source` to `target`'s list, if `source` still points at a live `target`; a
-/// relationship naming a dead entity or its own source is dropped instead.
-fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity) {
+/// relationship naming a dead entity or its own source is dropped instead, except that a
+/// target alive when the relationship was written (`was_alive`) and despawned since, under
+/// [`DespawnPolicy::DespawnSources`], takes the source with it, as it takes its listed ones.
+fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity, was_alive: bool) {
     // Consumed first, whatever happens below: one adoption, one link.
     let listed = !world.adopting.is_empty() && world.adopting.remove(&(target, source));
     if !points_at::<R>(world, source, target) {
         return;
     }
     if target == source || !world.contains(target) {
-        detach::<R>(world, source, target);
+        if was_alive
+            && target != source
+            && <R::Target as RelationshipTarget>::ON_DESPAWN == DespawnPolicy::DespawnSources
+        {
+            let _ = world.despawn_as_consequence(source);
+        } else {
+            detach::<R>(world, source, target);
+        }
         return;
     }
     // O(1) per source, whatever the list's length: a source joins a list only here, once per

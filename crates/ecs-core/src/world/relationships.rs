@@ -320,8 +320,13 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity, was_
     }
 }
 
-/// Takes `source` out of `target`'s list; an emptied list is removed.
+/// Takes `source` out of `target`'s list; an emptied list is removed. Not a source a
+/// hand-written list of `target` is adopting (its old link, undone by that list's insert,
+/// unlinks after the adoption): the new list names it, and its link counts on that.
 fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Entity) {
+    if !world.adopting.is_empty() && world.adopting.contains(&(target, source)) {
+        return;
+    }
     let Ok(list) = world.get_mut_in_place::<T>(target) else {
         return;
     };

@@ -29,8 +29,11 @@
 //! order, so a deep hierarchy's despawn does not recurse). If a hook panics, the world stays
 //! consistent: a hook before the change stops it (nothing changes, an inserted bundle is
 //! dropped), except a despawn that is a consequence of another (a subtree's cascade), which is
-//! made anyway; a hook after it leaves it made. Either way every queued command still runs
-//! (the relationship fix-ups of the changes made so far finish), then the first panic goes on.
+//! made anyway; a hook after it leaves it made. Where the change is made, its other hooks still
+//! run (a relationship's upkeep may be among them: one panicking `on_add` must not leave a
+//! child unlisted). Either way every queued command still runs, a panicking hook's own
+//! recorded ones too (the relationship fix-ups of the changes made so far finish), then the
+//! first panic goes on. `tests/panic_model.rs` checks this over random edits.
 //!
 //! Cost: a world where no registered type has hooks pays one flag test per structural change
 //! (`Components::any_hooks`); with hooks (every world has `ChildOf`'s), a spawn, insert or
@@ -335,12 +338,18 @@ impl World {
     /// observers of that change: at once for `Replace` / `Remove` (the value is still there to
     /// read; what they [`defer`](World::defer) joins `queue`), queued for `Add` / `Insert` (they
     /// run once the change is complete).
+    ///
+    /// `made`: the change is made whatever the hooks do (it is made already, or it is a
+    /// consequence's despawn). A panicking hook then does not stop the others — a
+    /// relationship's upkeep may be among them — and is held for `finish_hooks` to pass on
+    /// once the queue has run. Otherwise a panic stops the change and drops the queue.
     fn run_hooks(
         &mut self,
         kind: Lifecycle,
         entity: Entity,
         ids: &[ComponentId],
         despawning: bool,
+        made: bool,
         queue: &mut Vec<HookCommand>,
     ) {
         for &component in ids {
@@ -354,14 +363,23 @@ impl World {
                     world: self,
                     commands: &mut *queue,
                 };
-                hook(
-                    world,
-                    HookContext {
-                        entity,
-                        component,
-                        despawning,
-                    },
-                );
+                let ctx = HookContext {
+                    entity,
+                    component,
+                    despawning,
+                };
+                if made {
+                    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| hook(world, ctx))) {
+                        let held = self.hook_commands.held_panic();
+                        match held {
+                            None => *held = Some(panic),
+                            // Leaked, not dropped: its `Drop` could panic.
+                            Some(_) => std::mem::forget(panic),
+                        }
+                    }
+                } else {
+                    hook(world, ctx);
+                }
             }
             if self.observes(kind, type_id) {
                 let key = ObserverKey::Lifecycle(kind, type_id);
@@ -398,6 +416,13 @@ impl World {
             }
         }
         self.hook_commands.draining = false;
+        // A hook's panic came first (its change's commands were queued behind it).
+        if let Some(panic) = self.hook_commands.held_panic().take() {
+            if let Some(later) = first {
+                std::mem::forget(later);
+            }
+            resume_unwind(panic);
+        }
         if let Some(panic) = first {
             resume_unwind(panic);
         }
@@ -430,8 +455,8 @@ impl World {
         let mut queue = Vec::new();
         for &entity in entities {
             self.insert_required(entity, added);
-            self.run_hooks(ON_ADD, entity, added, false, &mut queue);
-            self.run_hooks(ON_INSERT, entity, written, false, &mut queue);
+            self.run_hooks(ON_ADD, entity, added, false, true, &mut queue);
+            self.run_hooks(ON_INSERT, entity, written, false, true, &mut queue);
         }
         self.finish_hooks(queue);
     }
@@ -460,7 +485,7 @@ impl World {
             .filter(|&id| signature.contains(id))
             .collect();
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, &had, false, &mut queue);
+        self.run_hooks(ON_REPLACE, entity, &had, false, false, &mut queue);
         // Looked up again: an `OnReplace` observer may have changed the entity directly.
         self.hook_commands.parked = Some(PendingHooks {
             from: self.location(entity).map(|loc| loc.archetype),
@@ -496,8 +521,8 @@ impl World {
                 None => ids.clone(),
             };
             self.insert_required(entity, &added);
-            self.run_hooks(ON_ADD, entity, &added, false, &mut queue);
-            self.run_hooks(ON_INSERT, entity, &ids, false, &mut queue);
+            self.run_hooks(ON_ADD, entity, &added, false, true, &mut queue);
+            self.run_hooks(ON_INSERT, entity, &ids, false, true, &mut queue);
         }
         self.finish_hooks(queue);
     }
@@ -523,8 +548,8 @@ impl World {
             return false;
         }
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, &ids, false, &mut queue);
-        self.run_hooks(ON_REMOVE, entity, &ids, false, &mut queue);
+        self.run_hooks(ON_REPLACE, entity, &ids, false, false, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, &ids, false, false, &mut queue);
         self.hook_commands.parked = Some(PendingHooks { from: None, queue });
         true
     }
@@ -590,16 +615,21 @@ impl World {
         let hooked = self.hooked_ids_of(entity);
         let mut queue = Vec::new();
         let ran = catch_unwind(AssertUnwindSafe(|| {
-            self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
-            self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
+            self.run_hooks(ON_REPLACE, entity, &hooked, true, true, &mut queue);
+            self.run_hooks(ON_REMOVE, entity, &hooked, true, true, &mut queue);
         }));
         if self.contains(entity) {
             self.despawn_plain(entity)?;
         }
-        self.finish_hooks(queue);
+        // An observer's panic (a hook's is held already) goes on after the queue has run.
         if let Err(panic) = ran {
-            resume_unwind(panic);
+            let held = self.hook_commands.held_panic();
+            match held {
+                None => *held = Some(panic),
+                Some(_) => std::mem::forget(panic),
+            }
         }
+        self.finish_hooks(queue);
         Ok(())
     }
 
@@ -637,8 +667,8 @@ impl World {
             return self.despawn_plain(entity);
         }
         let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
-        self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
+        self.run_hooks(ON_REPLACE, entity, &hooked, true, false, &mut queue);
+        self.run_hooks(ON_REMOVE, entity, &hooked, true, false, &mut queue);
         // An observer that despawned the entity itself (with `&mut World`, not `defer`) has
         // done what was asked; the queue still runs.
         if self.contains(entity) {
@@ -669,8 +699,8 @@ impl World {
         }
         let mut queue = Vec::new();
         for (entity, hooked) in doomed {
-            self.run_hooks(ON_REPLACE, entity, &hooked, true, &mut queue);
-            self.run_hooks(ON_REMOVE, entity, &hooked, true, &mut queue);
+            self.run_hooks(ON_REPLACE, entity, &hooked, true, false, &mut queue);
+            self.run_hooks(ON_REMOVE, entity, &hooked, true, false, &mut queue);
         }
         queue
     }

@@ -4,4 +4,5 @@
 // Each test binary uses only part of these.
 #![allow(dead_code)]
 
+pub mod panics;
 pub mod snapshots;

@@ -82,7 +82,8 @@ pub use chunk::values::ChunkValues;
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
 pub use derived_bundles::derived_bundle_name;
 pub use entity::bits::EntityBits;
-pub use entity::{Entities, Entity, Location, MapEntities};
+pub use entity::map::MapEntities;
+pub use entity::{Entities, Entity, Location};
 pub use entity_ref::EntityRef;
 pub use error::{
     CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,

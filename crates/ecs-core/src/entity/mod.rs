@@ -18,9 +18,7 @@
 )]
 pub(crate) mod bits;
 mod lanes;
-mod map;
-
-pub use map::MapEntities;
+pub(crate) mod map;
 
 use std::fmt;
 use std::num::NonZeroU32;

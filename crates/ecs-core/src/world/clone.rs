@@ -35,7 +35,8 @@ use std::collections::HashMap;
 use std::any::TypeId;
 
 use crate::component::Component;
-use crate::entity::{Entity, MapEntities};
+use crate::entity::map::MapEntities;
+use crate::entity::Entity;
 use crate::error::CloneError;
 use crate::hierarchy::{ChildOf, Children};
 use crate::world::{ClonedValue, World};

@@ -1,10 +1,10 @@
-//! The forest a [`Propagate`](super::Propagate) walks, as ranks (every node numbered in memory
+//! The forest a [`Propagate`] walks, as ranks (every node numbered in memory
 //! order), and the pass order built from it: the spine of large trees, then each subtree, every
 //! parent before its children.
 
 use ecs_core::{Archetype, ChildOf, Chunk, Component, Entity, World};
 
-use super::{Cell, Matched, Propagate, Slot, DETACHED, NO_PARENT, UNIT_NODES};
+use super::state::{Cell, Matched, Propagate, Slot, DETACHED, NO_PARENT, UNIT_NODES};
 
 /// The forest as ranks: every node of the matched archetypes numbered in memory order, with
 /// its cell, its parent's rank and its children.

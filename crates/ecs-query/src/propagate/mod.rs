@@ -30,98 +30,19 @@
 use std::any::type_name;
 use std::marker::PhantomData;
 
-use ecs_core::{ChildOf, Component, ComponentId, World, WorldId};
+use ecs_core::{ChildOf, Component, World};
 
 use crate::element::refuse_immutable;
 use crate::run::par::Parallelism;
 
 mod forest;
 mod pass;
+mod state;
 
 use forest::Forest;
 use pass::Pass;
-
-/// The most nodes one subtree task holds: a larger tree is cut below a spine of its upper
-/// nodes. A constant, not a share of the thread count, so the order is the same on any pool.
-pub const UNIT_NODES: usize = 4096;
-
-/// The parent cell, and parent node, of a root.
-const NO_PARENT: u32 = u32::MAX;
-/// The parent rank of a node whose parent is not a node.
-const DETACHED: u32 = u32::MAX - 1;
-
-/// A node's cell (chunk slot and row) packed into a `u32`: `slot << row_bits | row`.
-type Cell = u32;
-
-/// An archetype holding `L` and `G`, as the order was built from it.
-struct Matched {
-    index: usize,
-    rows_epoch: u64,
-    local: usize,
-    global: usize,
-    child_of: Option<usize>,
-    /// Enable-mask slots of `L` and `G`, where enableable.
-    local_bit: Option<usize>,
-    global_bit: Option<usize>,
-}
-
-/// A chunk of a matched archetype: `matched[arch]`, chunk `chunk`.
-#[derive(Clone, Copy)]
-struct Slot {
-    arch: u32,
-    chunk: u32,
-}
-
-/// Kept state of a hierarchy-ordered pass writing `G` from `L` and the parent's `G`.
-///
-/// ```
-/// use ecs_core::{ChildOf, World};
-/// use ecs_query::Propagate;
-///
-/// struct Local(f32);
-/// struct Global(f32);
-///
-/// let mut world = World::new();
-/// let root = world.spawn((Local(1.0), Global(0.0)));
-/// let child = world.spawn((Local(2.0), Global(0.0), ChildOf(root)));
-/// let grandchild = world.spawn((Local(3.0), Global(0.0), ChildOf(child)));
-///
-/// let mut propagate = Propagate::<Local, Global>::new(&mut world);
-/// propagate.run(&mut world, |parent, local, global| {
-///     global.0 = parent.map_or(0.0, |p| p.0) + local.0;
-/// });
-/// assert_eq!(world.get::<Global>(grandchild).unwrap().0, 6.0);
-/// ```
-pub struct Propagate<L: Component, G: Component> {
-    world: WorldId,
-    local: ComponentId,
-    global: ComponentId,
-    child_of: ComponentId,
-    /// `world.archetypes().len()` when `matched` was last brought up to date.
-    archetypes_seen: usize,
-    relationship_version: u64,
-    built: bool,
-    matched: Vec<Matched>,
-    slots: Vec<Slot>,
-    /// Per slot, how many of its rows are nodes.
-    slot_nodes: Vec<u32>,
-    /// Bits of a packed [`Cell`] that hold the row.
-    row_bits: u32,
-    /// Per node in pass order (the spine's, then each subtree's), its cell and its parent's
-    /// (`NO_PARENT` for a root).
-    cells: Vec<Cell>,
-    parents: Vec<Cell>,
-    /// Node index where each subtree starts (the spine is `..units[0]`).
-    units: Vec<u32>,
-    /// Cells of the nodes in slots not every row of which is a node: stamped one by one.
-    partial: Vec<Cell>,
-    /// Per node, its parent's node index (`NO_PARENT` for a root); kept only when some
-    /// matched archetype has `L` or `G` enableable, where a skipped parent skips the child.
-    parent_nodes: Vec<u32>,
-    masked: bool,
-    rebuilds: u64,
-    _types: PhantomData<fn() -> (L, G)>,
-}
+use state::Matched;
+pub use state::{Propagate, UNIT_NODES};
 
 impl<L: Component, G: Component> Propagate<L, G> {
     /// A pass over `world`'s hierarchy, registering `L` and `G`. The order is built at the

@@ -1,4 +1,4 @@
-//! One run of a [`Propagate`](super::Propagate): the column pointers of every slot, and the
+//! One run of a [`Propagate`]: the column pointers of every slot, and the
 //! loops over nodes: top-down (parents before children) and bottom-up (children before
 //! parents).
 
@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ecs_core::{Chunk, Component, EnableMask, World};
 
-use super::{Cell, Propagate, NO_PARENT};
+use super::state::{Cell, Propagate, NO_PARENT};
 
 /// One slot's enable masks and chunk, for masked passes.
 struct SlotMasks<'w> {

@@ -8,42 +8,12 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ecs_core::{
-    ChildOf, Children, ComponentHooks, DeferredWorld, DespawnPolicy, Entity, HookContext,
-    Relationship, RelationshipTarget, World,
+    ChildOf, Children, ComponentHooks, DeferredWorld, Entity, HookContext, RelationshipTarget,
+    World,
 };
 
-/// A many-to-many relationship whose targets' despawn only removes it from the sources.
-#[derive(Clone, Debug)]
-struct Likes(Vec<Entity>);
-#[derive(Clone, Debug)]
-struct LikedBy(Vec<Entity>);
-
-impl Relationship for Likes {
-    type Target = LikedBy;
-    fn targets(&self) -> &[Entity] {
-        &self.0
-    }
-    fn from_target(target: Entity) -> Self {
-        Likes(vec![target])
-    }
-    fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
-        Some(&mut self.0)
-    }
-}
-
-impl RelationshipTarget for LikedBy {
-    type Relationship = Likes;
-    const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
-    fn from_sources(sources: Vec<Entity>) -> Self {
-        LikedBy(sources)
-    }
-    fn sources(&self) -> &[Entity] {
-        &self.0
-    }
-    fn sources_mut(&mut self) -> &mut Vec<Entity> {
-        &mut self.0
-    }
-}
+mod common;
+use common::relations::Likes;
 
 /// A component whose hooks panic when the countdown reaches zero.
 struct Fragile;

@@ -6,6 +6,8 @@ use ecs_core::{
     RelationshipTarget, World,
 };
 
+mod common;
+
 fn children(world: &World, e: Entity) -> Vec<Entity> {
     world.children(e).to_vec()
 }
@@ -354,33 +356,7 @@ fn a_mixed_subtree_despawn_runs_every_hook_once_and_leaves_both_sides_agreeing()
     fn on_remove(_: ecs_core::DeferredWorld<'_>, _: ecs_core::HookContext) {
         REMOVED.fetch_add(1, Ordering::Relaxed);
     }
-    struct Likes(Vec<Entity>);
-    struct LikedBy(Vec<Entity>);
-    impl Relationship for Likes {
-        type Target = LikedBy;
-        fn targets(&self) -> &[Entity] {
-            &self.0
-        }
-        fn from_target(target: Entity) -> Self {
-            Likes(vec![target])
-        }
-        fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
-            Some(&mut self.0)
-        }
-    }
-    impl RelationshipTarget for LikedBy {
-        type Relationship = Likes;
-        const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
-        fn from_sources(sources: Vec<Entity>) -> Self {
-            LikedBy(sources)
-        }
-        fn sources(&self) -> &[Entity] {
-            &self.0
-        }
-        fn sources_mut(&mut self) -> &mut Vec<Entity> {
-            &mut self.0
-        }
-    }
+    use common::relations::{LikedBy, Likes};
 
     let mut world = World::new();
     world

@@ -5,4 +5,5 @@
 #![allow(dead_code)]
 
 pub mod panics;
+pub mod relations;
 pub mod snapshots;

@@ -115,6 +115,47 @@ fn add_remove(c: &mut Criterion) {
     });
 }
 
+/// `add_remove` in a world with nothing registered beside one where a hook and an observer
+/// listen on *other* types (issue 50: those must cost the change nothing).
+fn add_remove_listeners(c: &mut Criterion) {
+    struct Watched;
+    fn noop(_: DeferredWorld<'_>, _: HookContext) {}
+    let mut group = c.benchmark_group("add_remove_listeners");
+    for listening in [false, true] {
+        let mut world = World::new();
+        if listening {
+            world
+                .set_component_hooks::<Watched>(ComponentHooks::new().on_add(noop))
+                .expect("no hooks yet");
+            world.add_observer_fn(
+                ecs::core::ObserverKey::Lifecycle(
+                    ecs::core::Lifecycle::Insert,
+                    std::any::TypeId::of::<C>(),
+                ),
+                None,
+                |_, _| {},
+            );
+        }
+        let entities: Vec<Entity> = world.spawn_batch((0..10_000).map(|_| (A(0.0),))).collect();
+        let name = if listening {
+            "hook_and_observer_elsewhere"
+        } else {
+            "nothing_registered"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for &e in &entities {
+                    world.insert_one(e, B(0.0)).expect("alive");
+                }
+                for &e in &entities {
+                    black_box(world.remove::<(B,)>(e).expect("has B"));
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(20)
@@ -125,6 +166,7 @@ fn config() -> Criterion {
 criterion_group! {
     name = suite;
     config = config();
-    targets = simple_insert, simple_iter, frag_iter, heavy_compute, schedule, add_remove
+    targets = simple_insert, simple_iter, frag_iter, heavy_compute, schedule, add_remove,
+        add_remove_listeners
 }
 criterion_main!(suite);

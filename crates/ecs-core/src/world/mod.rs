@@ -269,15 +269,15 @@ struct HookQueue {
     /// While `OnReplace` / `OnRemove` observers run (before their change): the commands they
     /// hand to [`World::defer`], which join the change's queue when they return.
     deferred: Option<Vec<HookCommand>>,
-    /// The first panic of an `on_add` / `on_insert` hook since the queue was last drained:
-    /// the change is made, so the other hooks still run and the queue is drained before
-    /// `finish_hooks` passes it on. In a `Mutex` only so the world stays `Sync` (a payload
+    /// The first panic, since the queue was last drained, of a hook whose change is made
+    /// anyway (`on_add` / `on_insert`, or a consequence's despawn): the other hooks still run
+    /// and the queue is drained before `finish_hooks` passes it on. In a `Mutex` only so the world stays `Sync` (a payload
     /// is `Send` alone); it is reached through `get_mut`, never locked.
     hook_panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 impl HookQueue {
-    /// The held `on_add` / `on_insert` panic (see `hook_panic`).
+    /// The held panic of a hook whose change is made anyway (see `hook_panic`).
     fn held_panic(&mut self) -> &mut Option<Box<dyn std::any::Any + Send>> {
         // A poisoned lock still holds its value: nothing panics while it is reached.
         self.hook_panic

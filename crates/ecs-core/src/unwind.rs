@@ -27,15 +27,24 @@ pub type PanicPayload = Box<dyn Any + Send>;
 pub fn drop_each<T>(items: impl IntoIterator<Item = T>) -> Option<PanicPayload> {
     let mut first = None;
     for item in items {
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(item))) {
-            if first.is_none() {
-                first = Some(payload);
-            } else {
-                forget_payload(payload);
-            }
-        }
+        keep_first_panic(
+            &mut first,
+            catch_unwind(AssertUnwindSafe(move || drop(item))),
+        );
     }
     first
+}
+
+/// Records one step of a run that goes on past panics: `first` keeps the first panic, and a
+/// later one's payload is dropped (leaked if its own `Drop` panics), so the run reports one.
+pub(crate) fn keep_first_panic(first: &mut Option<PanicPayload>, step: Result<(), PanicPayload>) {
+    if let Err(payload) = step {
+        if first.is_none() {
+            *first = Some(payload);
+        } else {
+            forget_payload(payload);
+        }
+    }
 }
 
 /// Continues the panic of `payload`, unless this thread is already unwinding: then a second

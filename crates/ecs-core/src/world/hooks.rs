@@ -52,6 +52,7 @@ use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::{EntityError, WorldError};
 use crate::ids::ArchetypeId;
+use crate::unwind::keep_first_panic;
 use crate::world::{
     ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, Lifecycle, ObserverKey,
     World,
@@ -370,12 +371,7 @@ impl World {
                 };
                 if made {
                     if let Err(panic) = catch_unwind(AssertUnwindSafe(|| hook(world, ctx))) {
-                        let held = self.hook_commands.held_panic();
-                        match held {
-                            None => *held = Some(panic),
-                            // Leaked, not dropped: its `Drop` could panic.
-                            Some(_) => std::mem::forget(panic),
-                        }
+                        self.hook_commands.hold_panic(panic);
                     }
                 } else {
                     hook(world, ctx);
@@ -407,23 +403,13 @@ impl World {
         self.hook_commands.draining = true;
         let mut first = None;
         while let Some(command) = self.hook_commands.pending.pop_front() {
-            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| command(self))) {
-                match first {
-                    None => first = Some(panic),
-                    // A later panic's payload is leaked, not dropped: its `Drop` could panic.
-                    Some(_) => std::mem::forget(panic),
-                }
-            }
+            keep_first_panic(&mut first, catch_unwind(AssertUnwindSafe(|| command(self))));
         }
         self.hook_commands.draining = false;
         // A hook's panic came first (its change's commands were queued behind it).
-        if let Some(panic) = self.hook_commands.held_panic().take() {
-            if let Some(later) = first {
-                std::mem::forget(later);
-            }
-            resume_unwind(panic);
-        }
-        if let Some(panic) = first {
+        let mut panic = self.hook_commands.take_held_panic();
+        keep_first_panic(&mut panic, first.map_or(Ok(()), Err));
+        if let Some(panic) = panic {
             resume_unwind(panic);
         }
     }
@@ -623,11 +609,7 @@ impl World {
         }
         // An observer's panic (a hook's is held already) goes on after the queue has run.
         if let Err(panic) = ran {
-            let held = self.hook_commands.held_panic();
-            match held {
-                None => *held = Some(panic),
-                Some(_) => std::mem::forget(panic),
-            }
+            self.hook_commands.hold_panic(panic);
         }
         self.finish_hooks(queue);
         Ok(())

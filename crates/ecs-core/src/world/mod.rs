@@ -53,6 +53,7 @@ use crate::query_cache::QueryCache;
 use crate::resource::Resources;
 use crate::snapshot::registry::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
+use crate::unwind::{keep_first_panic, PanicPayload};
 
 /// A world's current change tick, see [`World::change_tick`].
 ///
@@ -273,12 +274,22 @@ struct HookQueue {
     /// anyway (`on_add` / `on_insert`, or a consequence's despawn): the other hooks still run
     /// and the queue is drained before `finish_hooks` passes it on. In a `Mutex` only so the world stays `Sync` (a payload
     /// is `Send` alone); it is reached through `get_mut`, never locked.
-    hook_panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    hook_panic: std::sync::Mutex<Option<PanicPayload>>,
 }
 
 impl HookQueue {
-    /// The held panic of a hook whose change is made anyway (see `hook_panic`).
-    fn held_panic(&mut self) -> &mut Option<Box<dyn std::any::Any + Send>> {
+    /// Holds the panic of a hook whose change is made anyway (see `hook_panic`), unless one
+    /// is held already: the first goes on.
+    fn hold_panic(&mut self, panic: PanicPayload) {
+        keep_first_panic(self.held_panic(), Err(panic));
+    }
+
+    /// The held panic, taken: the queue's next drain starts with none.
+    fn take_held_panic(&mut self) -> Option<PanicPayload> {
+        self.held_panic().take()
+    }
+
+    fn held_panic(&mut self) -> &mut Option<PanicPayload> {
         // A poisoned lock still holds its value: nothing panics while it is reached.
         self.hook_panic
             .get_mut()

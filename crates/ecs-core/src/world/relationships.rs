@@ -10,6 +10,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityError, WorldError};
 use crate::relationship::{DespawnPolicy, Relationship, RelationshipTarget};
+use crate::unwind::{keep_first_panic, PanicPayload};
 use crate::world::{ComponentHooks, DeferredWorld, HookContext, World};
 
 type Ids = SmallVec<[Entity; 4]>;
@@ -189,7 +190,7 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
                     let done = catch_unwind(AssertUnwindSafe(|| {
                         detach::<T::Relationship>(world, source, target);
                     }));
-                    keep_first(&mut first, done);
+                    keep_first_panic(&mut first, done);
                 }
             }
         }
@@ -197,19 +198,6 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
             resume_unwind(panic);
         }
     });
-}
-
-type Panic = Box<dyn std::any::Any + Send>;
-
-/// Keeps the first panic of a run that must go on; a later one's payload is leaked, not
-/// dropped (its `Drop` could panic).
-fn keep_first(first: &mut Option<Panic>, done: Result<(), Panic>) {
-    if let Err(panic) = done {
-        match first {
-            None => *first = Some(panic),
-            Some(_) => std::mem::forget(panic),
-        }
-    }
 }
 
 /// The `DespawnSources` cascade of `target`'s despawn: despawns every source of `target`, and
@@ -225,7 +213,7 @@ fn despawn_sources<T: RelationshipTarget>(
     world: &mut World,
     target: Entity,
     sources: Ids,
-    first: &mut Option<Panic>,
+    first: &mut Option<PanicPayload>,
 ) {
     use crate::world::Lifecycle;
     use std::any::TypeId;
@@ -280,7 +268,7 @@ fn despawn_sources<T: RelationshipTarget>(
                 let _ = world.despawn_as_consequence(source);
             }
         }));
-        keep_first(first, done);
+        keep_first_panic(first, done);
     }
 }
 

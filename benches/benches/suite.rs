@@ -104,15 +104,18 @@ fn add_remove(c: &mut Criterion) {
     let mut world = World::new();
     let entities: Vec<Entity> = world.spawn_batch((0..10_000).map(|_| (A(0.0),))).collect();
     c.bench_function("add_remove", |b| {
-        b.iter(|| {
-            for &e in &entities {
-                world.insert_one(e, B(0.0)).expect("alive");
-            }
-            for &e in &entities {
-                black_box(world.remove::<(B,)>(e).expect("has B"));
-            }
-        });
+        b.iter(|| add_remove_pass(&mut world, &entities));
     });
+}
+
+/// Adds `B` to each of `entities`, then removes it from each.
+fn add_remove_pass(world: &mut World, entities: &[Entity]) {
+    for &e in entities {
+        world.insert_one(e, B(0.0)).expect("alive");
+    }
+    for &e in entities {
+        black_box(world.remove::<(B,)>(e).expect("has B"));
+    }
 }
 
 /// `add_remove` in a world with nothing registered beside one where a hook and an observer
@@ -143,14 +146,7 @@ fn add_remove_listeners(c: &mut Criterion) {
             "nothing_registered"
         };
         group.bench_function(name, |b| {
-            b.iter(|| {
-                for &e in &entities {
-                    world.insert_one(e, B(0.0)).expect("alive");
-                }
-                for &e in &entities {
-                    black_box(world.remove::<(B,)>(e).expect("has B"));
-                }
-            });
+            b.iter(|| add_remove_pass(&mut world, &entities));
         });
     }
     group.finish();

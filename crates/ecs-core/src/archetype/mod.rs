@@ -346,6 +346,12 @@ impl Archetype {
         &self.chunks
     }
 
+    /// The chunks, for changing their tick state (a snapshot restore writes saved ticks
+    /// back). Rows, lengths and columns are the archetype's invariants: callers leave them be.
+    pub(crate) fn chunks_mut(&mut self) -> &mut [Chunk] {
+        &mut self.chunks
+    }
+
     /// Empty chunks kept for reuse (0 or 1, invariant 5).
     ///
     /// ```

@@ -9,7 +9,6 @@ use super::Archetype;
 use crate::chunk::values::ChunkValues;
 use crate::chunk::Chunk;
 use crate::entity::Entity;
-use crate::snapshot::ticks::{RowSource, SavedTicks};
 
 impl Archetype {
     /// Empties the archetype without dropping anything, moving its chunks (emptied) to `into`
@@ -131,37 +130,6 @@ impl Archetype {
             self.len += count;
             self.rows_epoch += 1;
             first += count;
-        }
-    }
-}
-
-impl Archetype {
-    /// Writes the change ticks a snapshot saved back into this archetype, just filled by
-    /// [`Archetype::fill_empty`] (see `snapshot::ticks`): every saved tick moves by `shift`,
-    /// `from[c]` is the snapshot column of column `c`, and `now` is the world's tick.
-    pub(crate) fn restore_ticks(
-        &mut self,
-        from: &[usize],
-        saved: &SavedTicks,
-        shift: u64,
-        now: u64,
-    ) {
-        let mut first = 0;
-        let mut at = (0, 0);
-        for chunk in &mut self.chunks {
-            let end = first + chunk.len();
-            let (range, next) = saved.overlapping(at, first, end);
-            at = next;
-            let newest = |ticks: &dyn Fn(usize) -> u64| range.clone().map(ticks).max();
-            let structural = newest(&|k| saved.chunks[k].1).map_or(now, |t| t + shift);
-            chunk.mark_structural(structural);
-            for (c, &f) in from.iter().enumerate() {
-                let tick = newest(&|k| saved.column[f][k]).map_or(now, |t| t + shift);
-                let changed = RowSource::of(&saved.changed[f], first..end, shift, tick);
-                let added = RowSource::of(&saved.added[f], first..end, shift, structural);
-                chunk.load_ticks(c, tick, |r| changed.at(r), |r| added.at(r), now);
-            }
-            first = end;
         }
     }
 }

@@ -231,7 +231,7 @@ impl World {
             // initialises every row it is handed and, copying only, cannot unwind.
             unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
             if keep_ticks && data.ticks.saved {
-                arch.restore_ticks(&target.from, &data.ticks, tick - snap.change_tick, tick);
+                data.ticks.restore_into(arch, &target.from, tick - snap.change_tick, tick);
             }
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {

@@ -16,6 +16,7 @@
 //! of format version 2 carry none; restoring one stamps every row changed at the restore, as
 //! [`World::restore_marking_changed`](crate::World::restore_marking_changed) does for any.
 
+use crate::archetype::Archetype;
 use crate::chunk::Chunk;
 
 /// The change ticks of one snapshot archetype's rows (see the module docs).
@@ -91,6 +92,29 @@ impl SavedTicks {
             }
         }
     }
+    /// Writes these ticks back into `arch`, just filled by `Archetype::fill_empty` with the
+    /// saved rows (see the module docs): every saved tick moves by `shift`, `from[c]` is the
+    /// snapshot column of `arch`'s column `c`, and `now` is the world's tick.
+    pub(crate) fn restore_into(&self, arch: &mut Archetype, from: &[usize], shift: u64, now: u64) {
+        let mut first = 0;
+        let mut at = (0, 0);
+        for chunk in arch.chunks_mut() {
+            let end = first + chunk.len();
+            let (range, next) = self.overlapping(at, first, end);
+            at = next;
+            let newest = |ticks: &dyn Fn(usize) -> u64| range.clone().map(ticks).max();
+            let structural = newest(&|k| self.chunks[k].1).map_or(now, |t| t + shift);
+            chunk.mark_structural(structural);
+            for (c, &f) in from.iter().enumerate() {
+                let tick = newest(&|k| self.column[f][k]).map_or(now, |t| t + shift);
+                let changed = RowSource::of(&self.changed[f], first..end, shift, tick);
+                let added = RowSource::of(&self.added[f], first..end, shift, structural);
+                chunk.load_ticks(c, tick, |r| changed.at(r), |r| added.at(r), now);
+            }
+            first = end;
+        }
+    }
+
 
     /// Bytes of saved ticks.
     pub(crate) fn size_bytes(&self) -> usize {

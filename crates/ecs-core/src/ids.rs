@@ -111,3 +111,13 @@ impl RowTicks {
         self.0 & other.0 == other.0
     }
 }
+
+/// A world's current change tick, see [`World::change_tick`](crate::World::change_tick).
+///
+/// ```
+/// # use ecs_core::{Tick, World};
+/// let world = World::new();
+/// let tick: Tick = world.change_tick();
+/// assert!(tick >= 1);
+/// ```
+pub type Tick = u64;

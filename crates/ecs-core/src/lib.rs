@@ -58,12 +58,13 @@ mod resource;
 mod signature;
 #[expect(
     unsafe_code,
-    reason = "copies pod columns as bytes and moves cloned values into chunks"
+    reason = "reads pod columns as bytes; type-erased cloned columns"
 )]
 mod snapshot;
 mod sync;
 mod unwind;
-// Typed access (`world/access.rs`) is its only unsafe; row moves live in `archetype/`.
+// Typed access (`world/access.rs`) and the snapshot copies (`world/snapshot/`) are its only
+// unsafe; row moves live in `archetype/`.
 mod world;
 
 pub use archetype::graph::Archetypes;

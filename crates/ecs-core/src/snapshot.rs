@@ -1,10 +1,10 @@
 //! Snapshots: save a world, put it back exactly, prove two worlds agree.
 //!
-//! [`World::snapshot`] captures everything needed to restore the world: the entity table
+//! [`World::snapshot`](crate::World::snapshot) captures everything needed to restore the world: the entity table
 //! (the slot count, the free list in order with each free slot's next generation, and the
 //! retired slots, so later spawns return the same ids; live slots' generations are in the rows),
 //! every archetype's rows (entity ids, then one buffer per column), the resources that opted in
-//! and the change tick. [`World::restore`] puts it back.
+//! and the change tick. [`World::restore`](crate::World::restore) puts it back.
 //!
 //! ```text
 //! Snapshot
@@ -24,7 +24,7 @@
 //! ```
 //!
 //! Cost: a pod column is copied with one `memcpy` per chunk, into buffers that
-//! [`World::snapshot_into`] reuses from one frame to the next; a cloned column costs one
+//! [`World::snapshot_into`](crate::World::snapshot_into) reuses from one frame to the next; a cloned column costs one
 //! `clone` per value. A snapshot does not depend on the chunk size: rows are stored densely per
 //! archetype and restored into whatever chunks the target world uses.
 //!
@@ -43,7 +43,7 @@
 //! keeps its age: a reader whose own tick moved with them (a simulation snapshot's systems)
 //! sees the `Changed<T>` / `Added<T>` rows of the original run; a reader built after the
 //! restore has never run and sees every row; a reader that ran before the restore and was not
-//! rolled back sees only rows younger than its last run. [`World::restore_marking_changed`]
+//! rolled back sees only rows younger than its last run. [`World::restore_marking_changed`](crate::World::restore_marking_changed)
 //! stamps every restored row changed instead.
 //!
 //! Safety rests on one rule: bytes are written into a column only if the world registered the
@@ -55,42 +55,35 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use crate::archetype::restore::disabled_rows;
 use crate::archetype::Archetype;
 use crate::chunk::Chunk;
-use crate::component::ComponentId;
 use crate::entity::Entity;
-use crate::error::SnapshotError;
-use crate::signature::Signature;
-use crate::world::{Tick, World};
+use crate::ids::Tick;
 
-mod buf;
+pub(crate) mod buf;
 #[cfg(feature = "serde")]
 #[deny(unsafe_code)]
 pub(crate) mod codec;
 #[deny(unsafe_code)]
 mod format;
 #[deny(unsafe_code)]
-mod hash;
+pub(crate) mod hash;
 pub(crate) mod registry;
-mod restore;
 #[deny(unsafe_code)]
 pub(crate) mod state_types;
 #[deny(unsafe_code)]
 pub(crate) mod ticks;
-mod world_hash;
 
 use buf::PodBuf;
-use registry::{ClonedColumn, ColumnKind, ResourceValue};
-use ticks::{KeepRows, SavedTicks};
+use registry::{ClonedColumn, ResourceValue};
+use ticks::SavedTicks;
 
 /// A saved world; docs/architecture.md ("Snapshots, rollback and the state hash") says what it
 /// holds.
 ///
-/// Made by [`World::snapshot`] (or read by [`Snapshot::from_bytes`]), put back by
-/// [`World::restore`], as often as needed.
+/// Made by [`World::snapshot`](crate::World::snapshot) (or read by [`Snapshot::from_bytes`]), put back by
+/// [`World::restore`](crate::World::restore), as often as needed.
 ///
 /// ```
 /// # use ecs_core::World;
@@ -115,30 +108,30 @@ use ticks::{KeepRows, SavedTicks};
 /// `restore` relies on it to write each entity-table slot once, without clearing the table.
 #[derive(Default)]
 pub struct Snapshot {
-    change_tick: Tick,
-    components: Vec<ComponentEntry>,
-    slot_count: u32,
-    free: Vec<u32>,
-    free_generations: Vec<u32>,
-    retired: Vec<u32>,
-    archetypes: Vec<ArchetypeData>,
-    resources: Vec<ResourceEntry>,
+    pub(crate) change_tick: Tick,
+    pub(crate) components: Vec<ComponentEntry>,
+    pub(crate) slot_count: u32,
+    pub(crate) free: Vec<u32>,
+    pub(crate) free_generations: Vec<u32>,
+    pub(crate) retired: Vec<u32>,
+    pub(crate) archetypes: Vec<ArchetypeData>,
+    pub(crate) resources: Vec<ResourceEntry>,
 }
 
 /// One component type a snapshot uses.
 pub(crate) struct ComponentEntry {
-    name: Cow<'static, str>,
-    size: usize,
-    align: usize,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) size: usize,
+    pub(crate) align: usize,
     /// Known for snapshots taken in this process; `None` when read from bytes.
-    type_id: Option<TypeId>,
-    pod: bool,
+    pub(crate) type_id: Option<TypeId>,
+    pub(crate) pod: bool,
     /// The value hasher of a `register_hashed` type (cloned columns only: a snapshot read from
     /// bytes has none).
-    hash: Option<registry::HashValues>,
+    pub(crate) hash: Option<registry::HashValues>,
     /// How `to_bytes` writes a cloned column of a `register_serde` type (none for snapshots
     /// read from bytes, whose serde columns stay encoded).
-    codec: Option<registry::ColumnCodec>,
+    pub(crate) codec: Option<registry::ColumnCodec>,
 }
 
 /// One archetype's rows.
@@ -154,12 +147,12 @@ pub(crate) struct ComponentEntry {
 ///    are not enableable).
 #[derive(Default)]
 pub(crate) struct ArchetypeData {
-    components: Vec<u32>,
-    entities: Vec<Entity>,
-    columns: Vec<Column>,
-    disabled: Vec<Vec<u32>>,
+    pub(crate) components: Vec<u32>,
+    pub(crate) entities: Vec<Entity>,
+    pub(crate) columns: Vec<Column>,
+    pub(crate) disabled: Vec<Vec<u32>>,
     /// The rows' change ticks, per column (`ticks` module).
-    ticks: SavedTicks,
+    pub(crate) ticks: SavedTicks,
 }
 
 pub(crate) enum Column {
@@ -174,28 +167,28 @@ pub(crate) enum Column {
 /// The bytes of an encoded column, and the writer's per-row value hashes if the type was
 /// also `register_hashed` there (so the snapshot's own `state_hash` sees its values).
 pub(crate) struct Encoded {
-    bytes: Vec<u8>,
-    hashes: Option<Vec<u64>>,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) hashes: Option<Vec<u64>>,
 }
 
 pub(crate) struct ResourceEntry {
-    name: Cow<'static, str>,
-    size: usize,
-    align: usize,
-    type_id: Option<TypeId>,
-    pod: bool,
-    value: Option<ResourceValue>,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) size: usize,
+    pub(crate) align: usize,
+    pub(crate) type_id: Option<TypeId>,
+    pub(crate) pod: bool,
+    pub(crate) value: Option<ResourceValue>,
     /// How `to_bytes` writes a cloned value of a `register_serde_resource` type.
-    codec: Option<registry::ResourceCodec>,
+    pub(crate) codec: Option<registry::ResourceCodec>,
     /// The value's state-hash term, for a present `register_hashed_resource` type.
-    hash: Option<u64>,
+    pub(crate) hash: Option<u64>,
 }
 
 /// What `snapshot` does with a component registered neither as pod nor as clone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unregistered {
-    /// Return [`SnapshotError::NotSnapshotable`] naming it (the default).
+    /// Return [`SnapshotError::NotSnapshotable`](crate::SnapshotError::NotSnapshotable) naming it (the default).
     #[default]
     Fail,
     /// Leave it out: restored entities lack it (and so sit in another archetype).
@@ -239,7 +232,7 @@ impl Snapshot {
     /// Bytes of saved data: entity ids and the entity table, pod column and resource bytes,
     /// cloned values at their in-memory size (not counting what they own on the heap), and
     /// the saved change ticks. What sending or keeping the snapshot costs; buffers reused by
-    /// [`World::snapshot_into`] may hold more capacity.
+    /// [`World::snapshot_into`](crate::World::snapshot_into) may hold more capacity.
     ///
     /// ```
     /// # use ecs_core::World;
@@ -321,7 +314,7 @@ impl Snapshot {
             .any(|r| matches!(r.value, Some(ResourceValue::Encoded(_))) && r.hash.is_none())
     }
 
-    /// The [`World::state_hash`] a world restored from this snapshot has, computed from the
+    /// The [`World::state_hash`](crate::World::state_hash) a world restored from this snapshot has, computed from the
     /// snapshot alone. (A pod resource the restoring world registered but the snapshot does
     /// not carry keeps its value, and counts in the world's hash if present.)
     ///
@@ -379,257 +372,10 @@ impl Snapshot {
     }
 }
 
-impl World {
-    /// Saves the world; see [`Snapshot`].
-    ///
-    /// Cost: one `memcpy` per chunk and pod column, one `clone` per cloned value, plus the
-    /// entity table (4 bytes per slot).
-    ///
-    /// # Errors
-    /// [`SnapshotError::NotSnapshotable`] naming the first component of a live entity that was
-    /// registered neither with [`World::register_pod`] nor [`World::register_clone`]; use
-    /// [`World::snapshot_into`] with [`Unregistered::Skip`] to leave such components out.
-    ///
-    /// ```
-    /// # use ecs_core::World;
-    /// let mut world = World::new();
-    /// world.register_pod::<[f32; 3]>();
-    /// let e = world.spawn(([1.0f32, 2.0, 3.0],));
-    /// let snap = world.snapshot().unwrap();
-    /// world.get_mut::<[f32; 3]>(e).unwrap()[0] = 9.0;
-    /// world.restore(&snap).unwrap();
-    /// assert_eq!(world.get::<[f32; 3]>(e), Ok(&[1.0, 2.0, 3.0]));
-    /// ```
-    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
-        let mut snap = Snapshot::default();
-        self.snapshot_into(&mut snap, Unregistered::Fail)?;
-        Ok(snap)
-    }
-
-    /// Saves the world into `snap`, reusing its buffers: a rollback loop that keeps a ring of
-    /// snapshots allocates nothing once the ring is warm. Ids reserved through
-    /// [`World::reserve_entity`] but not yet flushed are not saved.
-    ///
-    /// # Errors
-    /// As [`World::snapshot`] with [`Unregistered::Fail`]; `snap` is then left empty.
-    ///
-    /// ```
-    /// # use ecs_core::{Snapshot, Unregistered, World};
-    /// struct Scratch; // not registered: skipped
-    /// let mut world = World::new();
-    /// world.register_pod::<u32>();
-    /// let e = world.spawn((1u32, Scratch));
-    /// let mut snap = Snapshot::default();
-    /// world.snapshot_into(&mut snap, Unregistered::Skip).unwrap();
-    /// world.restore(&snap).unwrap();
-    /// assert_eq!(world.get::<u32>(e), Ok(&1));
-    /// assert!(!world.has::<Scratch>(e));
-    /// ```
-    pub fn snapshot_into(
-        &self,
-        snap: &mut Snapshot,
-        unregistered: Unregistered,
-    ) -> Result<(), SnapshotError> {
-        let components = self.components();
-        // Per world component id: its index in `snap.components`, once used.
-        let mut entry_of: Vec<u32> = vec![u32::MAX; components.len()];
-        let mut kept_sets: HashMap<Signature, usize> = HashMap::new();
-        // Which world archetypes go where: (archetype, columns kept, target index in snapshot).
-        let mut plan: Vec<(&Archetype, Vec<usize>, usize)> = Vec::new();
-        snap.components.clear();
-        let mut n_targets = 0;
-        for arch in self.archetypes() {
-            let mut kept = Vec::with_capacity(arch.signature().len());
-            let mut skip_archetype = false;
-            for (col, id) in arch.component_ids().enumerate() {
-                if self.snapshots.kind(id).is_some() {
-                    kept.push(col);
-                } else if arch.is_empty() {
-                    // Nothing to save, and a restore could not rebuild its type: leave it out.
-                    skip_archetype = true;
-                } else if unregistered == Unregistered::Fail {
-                    snap.archetypes.clear();
-                    return Err(SnapshotError::NotSnapshotable {
-                        component: components.info(id).name(),
-                        entity: arch.chunks()[0].entities()[0],
-                    });
-                }
-            }
-            if skip_archetype {
-                continue;
-            }
-            let ids: Vec<ComponentId> = arch.component_ids().collect();
-            let set: Signature = kept.iter().map(|&c| ids[c]).collect();
-            let target = *kept_sets.entry(set).or_insert_with(|| {
-                n_targets += 1;
-                n_targets - 1
-            });
-            for &c in &kept {
-                entry_of[ids[c].index()] = 0; // used; numbered below
-            }
-            plan.push((arch, kept, target));
-        }
-
-        // Number the used components in id order, so each archetype's list is ascending.
-        for (index, entry) in entry_of.iter_mut().enumerate() {
-            if *entry == u32::MAX {
-                continue;
-            }
-            *entry = snap.components.len() as u32;
-            let id = ComponentId::from_index(index);
-            let info = components.info(id);
-            snap.components.push(ComponentEntry {
-                name: Cow::Borrowed(info.name()),
-                size: info.size(),
-                align: info.align(),
-                type_id: Some(info.type_id()),
-                pod: self.is_pod(id),
-                hash: self.snapshots.hasher(id),
-                codec: self.snapshots.codec(id),
-            });
-        }
-
-        // Shape the archetype buffers, reusing what the last snapshot left.
-        snap.archetypes.truncate(n_targets);
-        snap.archetypes
-            .resize_with(n_targets, ArchetypeData::default);
-        let mut shaped = vec![false; n_targets];
-        for (arch, kept, target) in &plan {
-            let data = &mut snap.archetypes[*target];
-            if std::mem::replace(&mut shaped[*target], true) {
-                continue;
-            }
-            let ids: Vec<ComponentId> = arch.component_ids().collect();
-            data.components.clear();
-            data.components
-                .extend(kept.iter().map(|&c| entry_of[ids[c].index()]));
-            data.entities.clear();
-            data.disabled.resize_with(kept.len(), Vec::new);
-            for rows in &mut data.disabled {
-                rows.clear();
-            }
-            data.columns.truncate(kept.len());
-            data.ticks.shape(kept.len());
-            for (i, &c) in kept.iter().enumerate() {
-                let kind = self
-                    .snapshots
-                    .kind(ids[c])
-                    .expect("kept columns are registered");
-                let fits = match (data.columns.get_mut(i), kind) {
-                    (Some(Column::Pod(bytes)), ColumnKind::Pod(_)) => {
-                        bytes.clear();
-                        true
-                    }
-                    (Some(Column::Cloned(values)), ColumnKind::Clone(_))
-                        if values.item_type() == components.info(ids[c]).type_id() =>
-                    {
-                        values.clear();
-                        true
-                    }
-                    _ => false,
-                };
-                if !fits {
-                    let fresh = match kind {
-                        ColumnKind::Pod(_) => Column::Pod(PodBuf::default()),
-                        ColumnKind::Clone(new) => Column::Cloned(new()),
-                    };
-                    if i < data.columns.len() {
-                        data.columns[i] = fresh;
-                    } else {
-                        data.columns.push(fresh);
-                    }
-                }
-            }
-        }
-
-        // Copy the rows.
-        let now = self.change_tick();
-        for (arch, kept, target) in &plan {
-            let data = &mut snap.archetypes[*target];
-            let first_row = data.entities.len();
-            let ids: Vec<ComponentId> = arch.component_ids().collect();
-            let keep: Vec<KeepRows> = kept
-                .iter()
-                .map(|&c| {
-                    let marks = components.row_ticks(ids[c]);
-                    KeepRows {
-                        changed: marks.changed(),
-                        added: marks.added(),
-                    }
-                })
-                .collect();
-            for chunk in arch.chunks() {
-                data.ticks.save_chunk(chunk, kept, &keep, now);
-            }
-            data.entities.reserve(arch.len());
-            for chunk in arch.chunks() {
-                // In pieces of at most 2 KiB: `data.entities` is a `Vec` (16 bytes past a
-                // cache line for large blocks), and bigger copies to a misaligned destination
-                // go through a `rep movsb` that runs about 3× slower (see the `buf` module).
-                for ids in chunk.entities().chunks(ID_PIECE) {
-                    data.entities.extend_from_slice(ids);
-                }
-            }
-            for (i, &c) in kept.iter().enumerate() {
-                if let Some(slot) = arch.enable_slot(c) {
-                    disabled_rows(arch, slot, first_row, &mut data.disabled[i]);
-                }
-            }
-            for (i, &c) in kept.iter().enumerate() {
-                let size = arch.layout().size(c);
-                match &mut data.columns[i] {
-                    Column::Pod(bytes) => {
-                        bytes.reserve(arch.len() * size);
-                        for chunk in arch.chunks() {
-                            bytes.extend_from_slice(pod_bytes(arch, chunk, c));
-                        }
-                    }
-                    Column::Encoded(_) => unreachable!("shaped as pod or cloned above"),
-                    Column::Cloned(values) => {
-                        for chunk in arch.chunks() {
-                            let base = arch.column_base(chunk, c);
-                            // SAFETY: rows `0..len` of column `c` are initialised values of
-                            // its type (`Chunk` invariant 2), which is `values`' item type
-                            // (registry invariant 1, checked when shaping); `&self` keeps
-                            // writers out while they are cloned.
-                            unsafe { values.extend_cloned(base.as_ptr(), chunk.len()) };
-                        }
-                    }
-                }
-            }
-        }
-
-        snap.slot_count = self
-            .entities_for_snapshot()
-            .export_vacant(&mut snap.free_generations, &mut snap.retired);
-        snap.free.clear();
-        snap.free
-            .extend_from_slice(self.entities_for_snapshot().free_list());
-        snap.change_tick = self.change_tick();
-        snap.resources.clear();
-        for hooks in self.snapshots.resources() {
-            snap.resources.push(ResourceEntry {
-                name: Cow::Borrowed(hooks.name),
-                size: hooks.size,
-                align: hooks.align,
-                type_id: Some(hooks.type_id),
-                pod: hooks.pod,
-                value: (hooks.save)(self.resources()),
-                codec: hooks.codec,
-                hash: hooks
-                    .hash
-                    .filter(|_| !hooks.pod)
-                    .and_then(|hash| (hash.live)(self.resources())),
-            });
-        }
-        Ok(())
-    }
-}
-
 /// The bytes of rows `0..len` of pod column `col` of `chunk`, an `arch` chunk.
 ///
 /// Only for columns whose type was registered with `register_pod` (the caller's check).
-fn pod_bytes<'a>(arch: &Archetype, chunk: &'a Chunk, col: usize) -> &'a [u8] {
+pub(crate) fn pod_bytes<'a>(arch: &Archetype, chunk: &'a Chunk, col: usize) -> &'a [u8] {
     let size = arch.layout().size(col);
     let base = arch.column_base(chunk, col);
     if size == 0 {
@@ -649,7 +395,7 @@ const _: () = {
 };
 
 /// Entity ids `snapshot_into` copies at a time: 2 KiB, below glibc's `rep movsb` threshold.
-const ID_PIECE: usize = 2048 / size_of::<Entity>();
+pub(crate) const ID_PIECE: usize = 2048 / size_of::<Entity>();
 
 // `restore` compares entity ids as bytes: two `u32`s and no padding.
 const _: () = assert!(size_of::<Entity>() == 2 * size_of::<u32>());

@@ -115,7 +115,6 @@ impl SavedTicks {
         }
     }
 
-
     /// Bytes of saved ticks.
     pub(crate) fn size_bytes(&self) -> usize {
         let u64s = self.chunks.len() * 2 + self.column.iter().map(Vec::len).sum::<usize>();

@@ -34,7 +34,7 @@ mod relationships;
 mod report;
 mod required;
 mod resources;
-mod snapshot_registry;
+mod snapshot;
 pub(crate) mod spawn_batch;
 mod structural;
 mod take;
@@ -55,15 +55,7 @@ use crate::snapshot::registry::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 use crate::unwind::{keep_first_panic, PanicPayload};
 
-/// A world's current change tick, see [`World::change_tick`].
-///
-/// ```
-/// # use ecs_core::{Tick, World};
-/// let world = World::new();
-/// let tick: Tick = world.change_tick();
-/// assert!(tick >= 1);
-/// ```
-pub type Tick = u64;
+pub use crate::ids::Tick;
 
 /// Entities, their components (in archetype chunks) and resources.
 ///

@@ -9,13 +9,13 @@
 
 use std::ptr::NonNull;
 
-use super::registry::{self, ClonedColumn, ColumnKind, ResourceValue};
-use super::{Column, Snapshot};
 use crate::archetype::restore::{disable_rows, EmptiedChunk};
 use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
 use crate::error::SnapshotError;
 use crate::signature::Signature;
+use crate::snapshot::registry::{self, ClonedColumn, ColumnKind, ResourceValue};
+use crate::snapshot::{ArchetypeData, Column, Encoded, Snapshot};
 use crate::unwind::{drop_each, resume_unless_unwinding};
 use crate::world::World;
 
@@ -231,7 +231,8 @@ impl World {
             // initialises every row it is handed and, copying only, cannot unwind.
             unsafe { arch.fill_empty(tick, rows, chunks, &mut stale, fill) };
             if keep_ticks && data.ticks.saved {
-                data.ticks.restore_into(arch, &target.from, tick - snap.change_tick, tick);
+                data.ticks
+                    .restore_into(arch, &target.from, tick - snap.change_tick, tick);
             }
             for (c, &from) in target.from.iter().enumerate() {
                 if !data.disabled[from].is_empty() {
@@ -418,8 +419,8 @@ impl World {
         snap: &Snapshot,
         plan: &RestorePlan,
         c: usize,
-        enc: &super::Encoded,
-        data: &super::ArchetypeData,
+        enc: &Encoded,
+        data: &ArchetypeData,
     ) -> Result<Box<dyn ClonedColumn>, SnapshotError> {
         let id = plan.world_ids[c];
         let name = || snap.components[c].name.to_string();

@@ -1,10 +1,10 @@
 //! The state hash of a live world: [`World::state_hash`] and [`World::try_state_hash`] (the
 //! construction is the `hash` module's; a snapshot's own is `Snapshot::state_hash`).
 
-use super::registry::{self, ResourceValue};
-use super::{hash, pod_bytes};
 use crate::component::ComponentId;
 use crate::error::SnapshotError;
+use crate::snapshot::registry::{self, ResourceValue};
+use crate::snapshot::{hash, pod_bytes};
 use crate::world::World;
 
 impl World {

@@ -30,32 +30,20 @@
     reason = "hands out raw column pointers and moves rows between chunks"
 )]
 mod archetype;
-#[expect(
-    unsafe_code,
-    reason = "writes and reads tuple elements through column pointers"
-)]
-mod bundle;
 // Chunk storage; each of its files that needs `unsafe` says so in `chunk/mod.rs`.
 mod chunk;
-#[expect(unsafe_code, reason = "type-erased drop glue")]
+// Component types, their registry, bundles and signatures; `info.rs` (drop glue) and
+// `bundle.rs` (tuple elements through column pointers) are its unsafe files.
 mod component;
-/// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.
-#[doc(hidden)]
-pub mod derived_bundles;
 mod entity;
-mod entity_ref;
 mod error;
-mod hierarchy;
 mod ids;
-mod query_cache;
 mod relationship;
-mod report;
 #[expect(
     unsafe_code,
     reason = "resources are handed out through UnsafeCell for schedulers"
 )]
 mod resource;
-mod signature;
 #[expect(
     unsafe_code,
     reason = "reads pod columns as bytes; type-erased cloned columns"
@@ -67,9 +55,13 @@ mod unwind;
 // unsafe; row moves live in `archetype/`.
 mod world;
 
+/// Plumbing of `#[derive(Bundle)]`: the process-wide list of derived bundle types.
+#[doc(hidden)]
+pub use component::derived_bundles;
+
 pub use archetype::graph::Archetypes;
+pub use archetype::query_cache::QueryCache;
 pub use archetype::Archetype;
-pub use bundle::{Bundle, BundleIds};
 pub use chunk::block::{prefetch_line, Chunk};
 pub use chunk::cache_sizes::CacheSizes;
 pub use chunk::enable::{ChunkMasks, EnableMask};
@@ -80,24 +72,26 @@ pub use chunk::policy::{
 pub use chunk::pool::{ChunkPool, PoolStats};
 pub use chunk::row_ticks::ChangeWindow;
 pub use chunk::values::ChunkValues;
+pub use component::bundle::{Bundle, BundleIds};
+pub use component::derived_bundles::derived_bundle_name;
 pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryId, TypeIdMap};
-pub use derived_bundles::derived_bundle_name;
 pub use entity::bits::EntityBits;
 pub use entity::map::MapEntities;
 pub use entity::{Entities, Entity, Location};
-pub use entity_ref::EntityRef;
 pub use error::{
     CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
 };
-pub use hierarchy::{ChildOf, Children};
 pub use ids::{ArchetypeId, RowTicks, WorldId};
-pub use query_cache::QueryCache;
+pub use relationship::hierarchy::{ChildOf, Children};
 pub use relationship::{DespawnPolicy, Relationship, RelationshipTarget};
-pub use report::{short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory};
 pub use resource::Resources;
+pub use world::entity_ref::EntityRef;
 pub use world::hierarchy::{Ancestors, Descendants, DescendantsBreadthFirst};
+pub use world::report::{
+    short_name, ArchetypeLayout, ColumnLayout, Footprint, WorldLayout, WorldMemory,
+};
 
-pub use signature::Signature;
+pub use component::signature::Signature;
 #[cfg(feature = "serde")]
 pub use snapshot::codec::SerdeFormat;
 pub use snapshot::state_types::StateValue;

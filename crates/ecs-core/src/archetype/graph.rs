@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::Archetype;
-use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk::policy::ChunkSizing;
 use crate::chunk::pool::ChunkPool;
 use crate::chunk::set::ChunkSetVersion;
 use crate::chunk::values::{self, Cell, ChunkKind, ChunkKinds};
+use crate::component::bundle::{bundle_ids, Bundle};
+use crate::component::signature::Signature;
 use crate::component::{ComponentId, Components, TypeIdMap};
 use crate::ids::ArchetypeId;
-use crate::signature::Signature;
 
 /// Marks a source column that a remove edge drops from the entity.
 pub(crate) const REMOVED: u32 = u32::MAX;

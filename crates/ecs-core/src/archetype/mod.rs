@@ -20,6 +20,7 @@
 mod check;
 mod chunk_values;
 pub(crate) mod graph;
+pub(crate) mod query_cache;
 pub(crate) mod restore;
 pub(crate) mod row_move;
 pub(crate) mod rows;
@@ -38,11 +39,11 @@ use crate::chunk::pool::ChunkPool;
 use crate::chunk::set::ChunkSetVersion;
 use crate::chunk::values::{ChunkKinds, ChunkValues};
 use crate::chunk::Chunk;
+use crate::component::signature::Signature;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::{ComponentError, RowTooLarge};
 use crate::ids::ArchetypeId;
 use crate::ids::RowTicks;
-use crate::signature::Signature;
 
 /// What an archetype keeps per component column.
 #[derive(Clone, Copy)]

@@ -6,9 +6,9 @@ use std::ptr::NonNull;
 use smallvec::SmallVec;
 
 use super::{Archetype, MAX_BUNDLE};
-use crate::bundle::Bundle;
 use crate::chunk::enable::ChunkMasks;
 use crate::chunk::Chunk;
+use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::ids::RowTicks;
 

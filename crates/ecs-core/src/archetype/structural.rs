@@ -11,7 +11,7 @@ use std::ops::Range;
 use super::graph::{Archetypes, RemoveEdge};
 use super::row_move::move_row;
 use super::rows::RowAddr;
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::component::Components;
 use crate::entity::{Entities, Entity, Location};
 use crate::error::{ComponentError, EntityError};

@@ -24,10 +24,10 @@ use std::collections::HashMap;
 
 use crate::chunk::layout::{ChunkLayout, ColumnSpec, CHUNK_ALIGN, CHUNK_SIZE};
 use crate::chunk::pool::BLOCK_BYTES;
+use crate::component::signature::Signature;
 use crate::component::{ComponentId, ComponentInfo};
 use crate::error::RowTooLarge;
 use crate::error::WorldError;
-use crate::signature::Signature;
 
 /// The smallest chunk size a policy may ask for, 4 KiB.
 ///

@@ -38,7 +38,7 @@ use crate::component::Component;
 use crate::entity::map::MapEntities;
 use crate::entity::Entity;
 use crate::error::CloneError;
-use crate::hierarchy::{ChildOf, Children};
+use crate::relationship::hierarchy::{ChildOf, Children};
 use crate::world::{ClonedValue, World};
 
 /// What [`World::clone_entity_with`] copies.

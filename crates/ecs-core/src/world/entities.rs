@@ -11,7 +11,7 @@
 
 use crate::archetype::rows::RowAddr;
 use crate::archetype::Archetype;
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::entity::{Entity, Location};
 use crate::error::EntityError;
 use crate::ids::ArchetypeId;

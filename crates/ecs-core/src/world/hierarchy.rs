@@ -6,7 +6,7 @@ use std::iter::FusedIterator;
 
 use crate::entity::Entity;
 use crate::error::{EntityError, HierarchyError};
-use crate::hierarchy::{ChildOf, Children};
+use crate::relationship::hierarchy::{ChildOf, Children};
 use crate::world::World;
 
 impl World {

@@ -47,7 +47,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use smallvec::SmallVec;
 
-use crate::bundle::{bundle_ids, Bundle, BundleIds};
+use crate::component::bundle::{bundle_ids, Bundle, BundleIds};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
 use crate::error::{EntityError, WorldError};

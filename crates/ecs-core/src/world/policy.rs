@@ -1,10 +1,10 @@
 //! Chunk policies: the `World` methods that build a world, or size an archetype, by a
 //! `ChunkPolicy` / `ColumnOrder`. The policy types and their checks are `crate::chunk::policy`'s.
 
-use crate::bundle::{bundle_ids, Bundle};
 use crate::chunk::policy::{check_size, ChunkPolicy, ChunkSizing, ColumnOrder};
+use crate::component::bundle::{bundle_ids, Bundle};
+use crate::component::signature::Signature;
 use crate::error::WorldError;
-use crate::signature::Signature;
 use crate::world::World;
 
 impl World {

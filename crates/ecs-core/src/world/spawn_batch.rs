@@ -5,7 +5,7 @@
 use std::iter::FusedIterator;
 use std::ops::Range;
 
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::ids::ArchetypeId;
 use crate::world::World;
@@ -55,7 +55,7 @@ impl World {
         rows: Range<usize>,
     ) -> SpawnBatch<'_> {
         let (_, components, _) = self.parts_mut();
-        let ids = crate::bundle::bundle_ids::<B>(components);
+        let ids = crate::component::bundle::bundle_ids::<B>(components);
         if !ids.iter().any(|&id| components.info(id).has_hooks()) {
             components.note_unhooked::<B>();
             return SpawnBatch {

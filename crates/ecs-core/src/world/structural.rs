@@ -6,7 +6,7 @@
 //! changes nothing; hooks run around the `*_plain` change (`world/hooks.rs`), and overwritten
 //! values are dropped only once the entity table and archetypes agree again (invariant 2).
 
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{ComponentError, EntityError};

@@ -5,7 +5,7 @@
 //! guarantees: a failed call changes nothing, and user `Drop` code runs only once the world is
 //! consistent again.
 
-use crate::bundle::Bundle;
+use crate::component::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{ComponentError, EntityError};

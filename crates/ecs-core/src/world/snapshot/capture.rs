@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use crate::archetype::restore::disabled_rows;
 use crate::archetype::Archetype;
+use crate::component::signature::Signature;
 use crate::component::ComponentId;
 use crate::error::SnapshotError;
-use crate::signature::Signature;
 use crate::snapshot::buf::PodBuf;
 use crate::snapshot::registry::ColumnKind;
 use crate::snapshot::ticks::KeepRows;

@@ -27,6 +27,8 @@
 //! ([`ComponentInfo::is_immutable`](crate::ComponentInfo::is_immutable)), so `get_mut`, a
 //! query's `&mut ChildOf` and `EntityMut::get_mut` refuse them. Re-insert to re-parent.
 
+pub(crate) mod hierarchy;
+
 use crate::component::Component;
 use crate::entity::Entity;
 #[cfg(doc)]

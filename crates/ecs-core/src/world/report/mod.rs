@@ -1,8 +1,15 @@
 //! What a world reports about itself: its memory and chunk usage, and the invariant check
 //! tests run after structural changes.
 
+mod layout;
+mod memory;
+mod text;
+
+pub use layout::{ArchetypeLayout, ColumnLayout, Footprint, WorldLayout};
+pub use memory::WorldMemory;
+pub use text::short_name;
+
 use crate::entity::Location;
-use crate::report::WorldLayout;
 use crate::world::World;
 
 impl World {

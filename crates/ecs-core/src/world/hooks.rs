@@ -45,12 +45,10 @@ use std::any::type_name;
 use std::ops::Deref;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use smallvec::SmallVec;
-
 use crate::component::bundle::{bundle_ids, Bundle, BundleIds};
 use crate::component::{Component, ComponentId};
 use crate::entity::Entity;
-use crate::error::{EntityError, WorldError};
+use crate::error::WorldError;
 use crate::ids::ArchetypeId;
 use crate::unwind::keep_first_panic;
 use crate::world::{
@@ -237,10 +235,10 @@ impl ComponentHooks {
     }
 }
 
-const ON_ADD: Lifecycle = Lifecycle::Add;
-const ON_INSERT: Lifecycle = Lifecycle::Insert;
-const ON_REPLACE: Lifecycle = Lifecycle::Replace;
-const ON_REMOVE: Lifecycle = Lifecycle::Remove;
+pub(super) const ON_ADD: Lifecycle = Lifecycle::Add;
+pub(super) const ON_INSERT: Lifecycle = Lifecycle::Insert;
+pub(super) const ON_REPLACE: Lifecycle = Lifecycle::Replace;
+pub(super) const ON_REMOVE: Lifecycle = Lifecycle::Remove;
 
 impl World {
     /// Installs lifecycle hooks for `T` (see `world/hooks.rs` in the crate's source, and the
@@ -322,7 +320,7 @@ impl World {
 
     /// The hooks of registered component `id`, if it has any.
     #[inline]
-    fn hooks_of(&self, id: ComponentId) -> Option<&ComponentHooks> {
+    pub(super) fn hooks_of(&self, id: ComponentId) -> Option<&ComponentHooks> {
         let info = self.components.info(id);
         if info.has_hooks() {
             self.hooks.get(&info.type_id())
@@ -344,7 +342,7 @@ impl World {
     /// consequence's despawn). A panicking hook then does not stop the others — a
     /// relationship's upkeep may be among them — and is held for `finish_hooks` to pass on
     /// once the queue has run. Otherwise a panic stops the change and drops the queue.
-    fn run_hooks(
+    pub(super) fn run_hooks(
         &mut self,
         kind: Lifecycle,
         entity: Entity,
@@ -558,133 +556,6 @@ impl World {
             let hooked = self.components.hooked_ids();
             hooked.iter().any(|&id| signature.contains(id))
         })
-    }
-
-    /// Refuses the despawn of `entity` if a relationship's `Refuse` policy says so.
-    pub(crate) fn check_despawn(&self, entity: Entity) -> Result<(), EntityError> {
-        if !self.components.any_hooks() {
-            return Ok(());
-        }
-        let Some(loc) = self.location(entity) else {
-            return Ok(());
-        };
-        for id in self.archetypes.as_slice()[loc.archetype.index()]
-            .signature()
-            .iter()
-        {
-            if let Some(check) = self.hooks_of(id).and_then(|h| h.check_despawn) {
-                check(self, entity)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A despawn that a hook recorded: no `Refuse` check (see [`HookCommands::despawn`]).
-    pub(crate) fn despawn_as_consequence(&mut self, entity: Entity) -> Result<(), EntityError> {
-        self.flush();
-        if self.components.any_hooks() {
-            self.despawn_consequence_with_hooks(entity)
-        } else {
-            self.despawn_plain(entity)
-        }
-    }
-
-    /// A consequence's despawn with hooks: made even if a hook or observer of it panics (the
-    /// cascade that asked for it has unlinked the entity's parent already, so stopping here
-    /// would leave a live entity naming a dead one); the panic goes on afterwards.
-    #[cold]
-    #[inline(never)]
-    fn despawn_consequence_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
-        if !self.contains(entity) {
-            return Err(EntityError::NoSuchEntity(entity));
-        }
-        let hooked = self.hooked_ids_of(entity);
-        let mut queue = Vec::new();
-        let ran = catch_unwind(AssertUnwindSafe(|| {
-            self.run_hooks(ON_REPLACE, entity, &hooked, true, true, &mut queue);
-            self.run_hooks(ON_REMOVE, entity, &hooked, true, true, &mut queue);
-        }));
-        if self.contains(entity) {
-            self.despawn_plain(entity)?;
-        }
-        // An observer's panic (a hook's is held already) goes on after the queue has run.
-        if let Err(panic) = ran {
-            self.hook_commands.hold_panic(panic);
-        }
-        self.finish_hooks(queue);
-        Ok(())
-    }
-
-    /// The hooked component types `entity` (alive) holds, in id order.
-    fn hooked_ids_of(&self, entity: Entity) -> SmallVec<[ComponentId; 4]> {
-        let loc = self
-            .location(entity)
-            .expect("the caller checked it is alive");
-        self.archetypes.as_slice()[loc.archetype.index()]
-            .signature()
-            .iter()
-            .filter(|&id| self.components.info(id).has_hooks())
-            .collect()
-    }
-
-    /// `World::despawn` when some registered type has hooks: the `Refuse` check, then
-    /// [`World::despawn_with_hooks`].
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn despawn_checked(&mut self, entity: Entity) -> Result<(), EntityError> {
-        self.check_despawn(entity)?;
-        self.despawn_with_hooks(entity)
-    }
-
-    /// A despawn when some registered type has hooks, with no `Refuse` check:
-    /// `on_replace` then `on_remove` for each hooked type of the entity, in id order.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn despawn_with_hooks(&mut self, entity: Entity) -> Result<(), EntityError> {
-        if !self.contains(entity) {
-            return Err(EntityError::NoSuchEntity(entity));
-        }
-        let hooked = self.hooked_ids_of(entity);
-        if hooked.is_empty() {
-            return self.despawn_plain(entity);
-        }
-        let mut queue = Vec::new();
-        self.run_hooks(ON_REPLACE, entity, &hooked, true, false, &mut queue);
-        self.run_hooks(ON_REMOVE, entity, &hooked, true, false, &mut queue);
-        // An observer that despawned the entity itself (with `&mut World`, not `defer`) has
-        // done what was asked; the queue still runs.
-        if self.contains(entity) {
-            self.despawn_plain(entity)?;
-        }
-        self.finish_hooks(queue);
-        Ok(())
-    }
-
-    /// The `on_replace` and `on_remove` hooks of every entity `World::clear` is about to drop,
-    /// archetype by archetype; their commands run after the clear.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn hooks_before_clear(&mut self) -> Vec<HookCommand> {
-        let mut doomed: Vec<(Entity, SmallVec<[ComponentId; 4]>)> = Vec::new();
-        for arch in self.archetypes.as_slice() {
-            let hooked: SmallVec<[ComponentId; 4]> = arch
-                .signature()
-                .iter()
-                .filter(|&id| self.components.info(id).has_hooks())
-                .collect();
-            if hooked.is_empty() {
-                continue;
-            }
-            for chunk in arch.chunks() {
-                doomed.extend(chunk.entities().iter().map(|&e| (e, hooked.clone())));
-            }
-        }
-        let mut queue = Vec::new();
-        for (entity, hooked) in doomed {
-            self.run_hooks(ON_REPLACE, entity, &hooked, true, false, &mut queue);
-            self.run_hooks(ON_REMOVE, entity, &hooked, true, false, &mut queue);
-        }
-        queue
     }
 
     /// Every installed relationship's agreement check ([`World::check_invariants`]).

@@ -27,6 +27,7 @@ mod enable;
 mod entities;
 pub(crate) mod entity_ref;
 pub(crate) mod hierarchy;
+mod hooked_despawn;
 pub(crate) mod hooks;
 mod observers;
 mod policy;

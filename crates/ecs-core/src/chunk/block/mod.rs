@@ -371,7 +371,6 @@ impl Chunk {
             at += CACHE_LINE;
         }
     }
-
 }
 
 impl Drop for Chunk {

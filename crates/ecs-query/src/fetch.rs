@@ -163,8 +163,8 @@ pub unsafe trait WorldQuery {
     /// Whether the element reads or writes a column whose values are not a power of two wide
     /// (12-byte `[f32; 3]`s, say): `for_each` over a tuple then steps four rows at a time, so
     /// the vectoriser finds whole registers' worth of consecutive values. Tuples of 4- or 8-byte
-    /// columns run as plain loops, which the compiler widens and unrolls itself (stepping by
-    /// four there made the `schedule` workload's swaps 1.3× → 1.65× the raw loop).
+    /// columns run as plain loops, which the compiler widens and unrolls itself; stepping by
+    /// four there made them slower (docs/performance.md, "Design measurements").
     ///
     /// ```
     /// # use ecs_query::{RefRO, RefRW, WorldQuery};
@@ -593,7 +593,7 @@ pub unsafe trait WorldQuery {
     ///
     /// This default steps four rows at a time: a short chunk (a 20-row archetype) then runs as
     /// one vector loop with the same trip count every time, instead of a vector loop plus a
-    /// scalar tail (`frag_iter_many` 1.09–1.19× → 0.95–1.01× legion); long chunks still get the
+    /// scalar tail (docs/performance.md, "Design measurements"); long chunks still get the
     /// compiler's wide loop.
     ///
     /// Tuples override it: their loop takes each element's column as a separate slice argument,

@@ -158,12 +158,12 @@ impl ChunkLayout {
             .find(|&n| Self::end_of(n, &placed) <= chunk_size)?;
         // Spare bytes of a full chunk go to starting the columns on vector-register (ideally
         // cache-line) boundaries: a loop over a column that starts 4 or 8 bytes past one splits
-        // every fourth 16-byte load across two cache lines (15 % slower in a flat `f32` loop).
+        // every fourth 16-byte load across two cache lines, which slows a flat `f32` loop.
         // The capacity stays the largest that fits with each column aligned for its type only.
         // Chunks above the default size may give up a few rows (at most 1/256 of them) for it:
         // a 256 KiB chunk of 108-byte rows has 28 spare bytes, and 3 of its 2,427 rows buy every
-        // column a cache-line start (10,000 rows in such chunks: 1.09x -> 1.05x the loop over
-        // flat `Vec`s, measured side by side).
+        // column a cache-line start, which pays (docs/performance.md, "Design
+        // measurements").
         let spare_rows = if chunk_size > CHUNK_SIZE {
             capacity / 256
         } else {
@@ -233,9 +233,8 @@ impl ChunkLayout {
     /// Why: a loop that writes one column while it reads another stalls whenever a load's
     /// address matches a pending store's in its low 12 bits (the CPU guesses a dependency from
     /// them, "4K aliasing"). Two columns whose starts share a page offset meet that on every
-    /// row: 10,000 rows of (`Position`, `Velocity`, ...) in two 576 KiB chunks had both
-    /// columns at page offset 0 and ran `pos += vel` 10 % slower than with them apart (2.62
-    /// against 2.37–2.40 µs per pass, alternating runs on a Zen 4). Each column, the entity
+    /// row, and a `pos += vel` loop over two such columns is measurably slower than over two
+    /// apart (docs/performance.md, "Design measurements"). Each column, the entity
     /// ids included, starts at least half an even share of the page (at most 512 bytes) from
     /// every earlier one.
     fn staggered(

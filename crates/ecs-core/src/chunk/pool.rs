@@ -30,9 +30,8 @@
 //! L2, so a loop over many small archetypes (one chunk each, a few rows of a column touched)
 //! keeps at most 48 or 64 of those lines, misses the rest and goes to L3 every pass. With
 //! the gap, slot `i`'s columns shift by `64 i` bytes, and the same column of 127 chunks
-//! spreads over 127 L2 sets (`frag_iter_many`, 500 archetypes of 20 rows: 6.65 -> 2.69 µs
-//! per pass, legion 3.20 -> 3.18, measured side by side). Larger chunks are streams, where the
-//! sets do not matter, and their blocks hold too few slots to give one up.
+//! spreads over 127 L2 sets (docs/performance.md, "Design measurements"). Larger chunks are
+//! streams, where the sets do not matter, and their blocks hold too few slots to give one up.
 //!
 //! Chunk sizes below 4 KiB (tests and fuzzing use 128–256 bytes) get blocks of 64 slots, so a
 //! test world does not map 2 MiB; a chunk larger than a block gets a block of its own.

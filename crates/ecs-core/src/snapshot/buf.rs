@@ -1,11 +1,11 @@
 //! `PodBuf`: the byte buffer a snapshot keeps one pod column in, aligned to 64 bytes.
 //!
-//! Why not a `Vec<u8>`: `malloc` hands large blocks out 16 bytes past a page boundary, and on
-//! the machines we measure (AMD EPYC, glibc 2.36) copies of 2 KiB and more go through
-//! `rep movsb`, which runs 3–5× slower when the destination is not cache-line aligned
-//! (6 KiB pieces: 2.6 ms per 24 MB aligned, 8.7–12.7 ms at 16 bytes past). `snapshot_into`
-//! copies each chunk's column (5–8 KiB, a multiple of 64 bytes for the usual row sizes) to the
-//! end of the buffer, so a buffer that starts on a cache line keeps every piece aligned.
+//! Why not a `Vec<u8>`: `malloc` hands large blocks out 16 bytes past a page boundary, and
+//! copies of 2 KiB and more go through `rep movsb`, which runs several times slower when the
+//! destination is not cache-line aligned (docs/performance.md, "Design measurements").
+//! `snapshot_into` copies each chunk's column (5–8 KiB, a multiple of 64 bytes for the usual
+//! row sizes) to the end of the buffer, so a buffer that starts on a cache line keeps every
+//! piece aligned.
 //!
 //! Invariants: `len <= lines.len() * 64`; the bytes are `lines`' first `len` bytes. Lines are
 //! never given back by `clear`, so a buffer reused frame after frame neither allocates nor

@@ -16,8 +16,8 @@ use crate::state::chunk_list::{ChunkRecord, AHEAD};
 use crate::state::{QueryState, RunTicks};
 
 /// Rows per piece of a streaming `for_each` chunk loop: for two 12-byte columns, six cache
-/// lines of the next chunk asked for per piece (16 did best among 16, 32, 64 and 128 rows in
-/// a standalone 1M-row test and in `iter_probe` on the AMD EPYC; larger bursts did worse).
+/// lines of the next chunk asked for per piece; larger bursts did worse (docs/performance.md,
+/// "Design measurements").
 const STREAM_ROWS: usize = 16;
 
 impl<Q: WorldQuery, F: QueryFilter> QueryState<Q, F> {

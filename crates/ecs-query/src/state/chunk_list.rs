@@ -16,9 +16,9 @@
 //! ([`Archetype::chunks_ptr`]), so it stays readable across `&mut World` calls that borrow
 //! chunks mutably but leave the lists alone; every call that changes a list bumps the version,
 //! and a list that is not current is never read through. (Reaching each chunk through
-//! `archetypes[a].chunks()[c]` instead puts the archetype's line back in the chain: 500
-//! one-chunk archetypes took 3.5–4.6 µs per pass that way against 2.8–3.5 µs, in five
-//! alternating runs of each.)
+//! `archetypes[a].chunks()[c]` instead puts the archetype's line back in the chain, and a
+//! pass over many one-chunk archetypes is slower for it: docs/performance.md, "Design
+//! measurements".)
 //!
 //! The list is built by [`QueryState::start_run`](super::QueryState::start_run) (a `&mut`
 //! step) once some loop has asked for it and the version moved; a loop that finds it stale
@@ -32,9 +32,8 @@ use ecs_core::{prefetch_line, Archetype, Chunk, World};
 
 /// How many records ahead a loop asks for the next chunk's `Chunk` record and first column:
 /// far enough for a line from L2 or L3 to arrive while the chunks between are worked on (a
-/// 20-row chunk takes a few nanoseconds), near enough not to evict what it asked for. In a
-/// 500-archetype, 20-row pass, 4 and 8 records ahead gave 2.78 and 2.80–3.78 µs per pass, and
-/// no prefetch 4.2 µs.
+/// 20-row chunk takes a few nanoseconds), near enough not to evict what it asked for; 4 did
+/// best of the distances tried (docs/performance.md, "Design measurements").
 pub(crate) const AHEAD: usize = 4;
 
 /// One chunk of a matched archetype, as a run starts on it.

@@ -9,23 +9,19 @@
 //! chunk's rows, 16 rows at a time, so a stream from memory never bursts the CPU's miss queue.
 //!
 //! Until issue 31 the streaming loop ran for every archetype whose touched bytes reached a
-//! constant 6 MiB, tuned on one CPU. Measured side by side (`iter_probe`, `for_each` over
-//! `(Position, Velocity)`, two builds alternating, 3 runs each, medians of 400 passes) on the
-//! 2-core AMD EPYC (L2 1 MiB, L3 32 MiB) of issue 31's sessions, the streaming loop was
-//! **slower at every scale it was chosen for**: 3.99–4.1× the plain loop at 3·10⁵ entities
-//! (7.2 MB, inside L3), 1.11–1.43× at 10⁶, 1.17–1.29× at 4·10⁶, 1.18–1.30× at 2·10⁷ (480 MB,
-//! far beyond every cache); the issue's Xeon (300 MiB L3) showed it slower at 10⁶ too. No
-//! cache size separates a scale where it wins from one where it loses, so [`Iteration::Auto`]
-//! runs the plain loop everywhere, and the streaming loop is kept for a machine where a user
-//! measures otherwise: [`Iteration::Streaming`] forces it.
+//! constant 6 MiB, tuned on one CPU. Measured against the plain loop, it was **slower at
+//! every scale it was chosen for**, from inside L3 to far beyond every cache, on more than one
+//! machine. No cache size separates a scale where it wins from one where it loses, so
+//! [`Iteration::Auto`] runs the plain loop everywhere, and the streaming loop is kept for a
+//! machine where a user measures otherwise: [`Iteration::Streaming`] forces it.
 //!
 //! That streaming loop then handed the whole chunk to one row loop whose closure issued the
 //! prefetches, which kept it from vectorising. It now runs each 16-row piece through the
 //! query's vectorised row loop over a fetch shifted to the piece ([`WorldQuery::advance`],
 //! so no row handed out before is borrowed again), falling back to the closure for elements
-//! that cannot shift. Re-timed the same way: 3·10⁵ entities 206–266 µs against the plain
-//! loop's 123–149, 10⁶ 1,810–2,112 against 1,876–2,116 (0.96–1.06×): no longer far behind
-//! from memory, still behind in cache, so `Auto` stays plain.
+//! that cannot shift. That made it no longer far behind from memory, but it is still behind
+//! in cache, so `Auto` stays plain. The figures are in docs/performance.md, "Design
+//! measurements".
 //!
 //! [`WorldQuery::advance`]: crate::WorldQuery::advance
 //!
@@ -53,7 +49,7 @@
 #[non_exhaustive]
 pub enum Iteration {
     /// The engine's choice: today the plain loop on every machine and scale (see the module
-    /// docs for the measurements behind it).
+    /// docs for why).
     #[default]
     Auto,
     /// The plain loop, whatever the scale.

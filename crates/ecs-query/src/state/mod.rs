@@ -645,9 +645,8 @@ fn matched_for_list<'a>(
 
 /// The touched bytes of an archetype above which a run prefetches its next chunk: the L2 cache
 /// the machine reports (1 MiB where it reports none). Below, a pass finds the columns in cache
-/// and the prefetches only occupy load slots: 10,000 rows in 256 KiB chunks ran 1.058x the flat
-/// loop with them and 1.041x without, while 4·10⁶ rows from memory ran 2.16x with and 2.46x
-/// without (`iter_probe`, 16 KiB chunks), measured side by side.
+/// and the prefetches only occupy load slots; from memory they pay (docs/performance.md,
+/// "Design measurements").
 fn prefetch_above() -> usize {
     static AT: OnceLock<usize> = OnceLock::new();
     *AT.get_or_init(|| CacheSizes::detect().l2.unwrap_or(1 << 20))

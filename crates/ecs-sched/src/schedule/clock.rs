@@ -1,13 +1,13 @@
 //! The executor's clock: one reading per system run, for the timings the schedule keeps.
 //!
-//! `Instant::now()` takes about 25 ns here (a vDSO `clock_gettime`), and a schedule of trivial
-//! systems reads it once per system: with 1,000 parameterless systems it was a fifth of the
-//! run. Where the kernel itself keeps time with the CPU's time-stamp counter (Linux's
-//! `current_clocksource` is `tsc`, which it only picks for an invariant counter synchronised
-//! across cores), a reading is one `rdtsc` instead (about 9.5 ns here), and a difference of
-//! readings becomes a `Duration` by a multiply with the counter's rate, measured once per
-//! process against `Instant` over [`CALIBRATION`]. Anywhere else (another clock source,
-//! another architecture, Miri, loom) a reading is `Instant`'s, as before.
+//! `Instant::now()` is a vDSO `clock_gettime`, and a schedule of trivial systems reads it once
+//! per system, so in a schedule of many parameterless systems it is a large share of the run
+//! (docs/performance.md, "Design measurements"). Where the kernel itself keeps time with the
+//! CPU's time-stamp counter (Linux's `current_clocksource` is `tsc`, which it only picks for
+//! an invariant counter synchronised across cores), a reading is one cheaper `rdtsc` instead,
+//! and a difference of readings becomes a `Duration` by a multiply with the counter's rate,
+//! measured once per process against `Instant` over [`CALIBRATION`]. Anywhere else (another
+//! clock source, another architecture, Miri, loom) a reading is `Instant`'s, as before.
 //!
 //! Readings only ever feed timings (`Schedule::timings`, and the executor's choices of what
 //! to run inline and how to batch short systems), never a result: a system's effects are the

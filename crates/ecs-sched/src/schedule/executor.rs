@@ -299,7 +299,7 @@ pub(crate) fn worth_parallel(segment: &Segment, cells: &[SystemCell], threshold:
 
 /// The least work, judged from the systems' last run times, worth one rayon job: a job costs
 /// a hand-off of about a microsecond, so roots shorter than this are run back to back in one
-/// job (1,000 parameterless systems: 354 µs a run as 1,000 jobs; see `root_batches`).
+/// job (see `root_batches`; docs/performance.md, "Design measurements").
 const MIN_JOB: Duration = Duration::from_micros(4);
 
 /// Splits the segment's ready-at-start systems (`roots`, positions in `segment.systems`) into

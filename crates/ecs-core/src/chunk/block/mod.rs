@@ -27,7 +27,7 @@ mod ticks;
 
 /// How far into a column [`Chunk::prefetch_column`] touches pages. A 16 KiB chunk's columns
 /// lie within it; in a larger chunk the hardware prefetcher has the stream by then, and more
-/// touches only crowd the miss queue (docs/performance.md, "prefetching").
+/// touches only crowd the miss queue (docs/performance.md, "Design measurements").
 const TOUCHED_SPAN: usize = 16 * 1024;
 
 /// One block of rows.
@@ -306,8 +306,8 @@ impl Chunk {
     /// are `size` bytes: its first two cache lines, and one touch per page its rows cross in
     /// its first 16 KiB.
     /// A chunk's columns are short memory streams; without this each new chunk pays its cache
-    /// and TLB misses inside the row loop (1M-entity `for_each`: 1.31x -> 1.17x the plain `Vec`
-    /// loop). Pages past the rows are left alone (they may not be mapped yet, and a walk that
+    /// and TLB misses inside the row loop (docs/performance.md, "Design measurements").
+    /// Pages past the rows are left alone (they may not be mapped yet, and a walk that
     /// finds nothing is slow), as are empty and zero-sized columns (whose base may dangle).
     /// A hint: it reads nothing and stays within the chunk's block, so any arguments are safe.
     ///

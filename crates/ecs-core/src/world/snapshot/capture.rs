@@ -204,7 +204,8 @@ impl World {
             for chunk in arch.chunks() {
                 // In pieces of at most 2 KiB: `data.entities` is a `Vec` (16 bytes past a
                 // cache line for large blocks), and bigger copies to a misaligned destination
-                // go through a `rep movsb` that runs about 3× slower (see the `buf` module).
+                // go through a `rep movsb` that runs several times slower (see the `buf`
+                // module).
                 for ids in chunk.entities().chunks(ID_PIECE) {
                     data.entities.extend_from_slice(ids);
                 }

@@ -174,7 +174,8 @@ impl World {
                         count: usize| {
                 let src = &data.entities[first..first + count];
                 // Compared as bytes: `[Entity] == [Entity]` goes id by id, a `memcmp` is
-                // several times faster (a million-row restore spent 30% of its time there).
+                // several times faster, and a large restore spent much of its time there
+                // (docs/performance.md, "Design measurements").
                 let kept = held >= count
                     // SAFETY: rows `0..held` of the entity column still hold initialised ids
                     // (`fill_empty`'s contract), and `&&` reads `count` of them only when

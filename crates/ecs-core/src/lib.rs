@@ -78,9 +78,7 @@ pub use component::{Component, ComponentId, ComponentInfo, Components, RegistryI
 pub use entity::bits::EntityBits;
 pub use entity::map::MapEntities;
 pub use entity::{Entities, Entity, Location};
-pub use error::{
-    CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, SnapshotError, WorldError,
-};
+pub use error::{CloneError, ComponentError, EntityError, HierarchyError, RowTooLarge, WorldError};
 pub use ids::{ArchetypeId, RowTicks, WorldId};
 pub use relationship::hierarchy::{ChildOf, Children};
 pub use relationship::{DespawnPolicy, Relationship, RelationshipTarget};
@@ -94,6 +92,7 @@ pub use world::report::{
 pub use component::signature::Signature;
 #[cfg(feature = "serde")]
 pub use snapshot::codec::SerdeFormat;
+pub use snapshot::error::SnapshotError;
 pub use snapshot::state_types::StateValue;
 pub use snapshot::{Snapshot, Unregistered};
 pub use unwind::{drop_each, resume_unless_unwinding, PanicPayload};

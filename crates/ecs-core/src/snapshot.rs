@@ -66,6 +66,8 @@ pub(crate) mod buf;
 #[deny(unsafe_code)]
 pub(crate) mod codec;
 #[deny(unsafe_code)]
+pub(crate) mod error;
+#[deny(unsafe_code)]
 mod format;
 #[deny(unsafe_code)]
 pub(crate) mod hash;

@@ -8,8 +8,8 @@ use super::{
 };
 use crate::chunk::row_ticks::widen;
 use crate::entity::Entity;
-use crate::error::SnapshotError;
 use crate::snapshot::buf::PodBuf;
+use crate::snapshot::error::SnapshotError;
 use crate::snapshot::hash::bytes_hash;
 use crate::snapshot::registry::ResourceValue;
 use crate::snapshot::ticks::SavedTicks;

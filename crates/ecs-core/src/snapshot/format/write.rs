@@ -1,7 +1,7 @@
 //! Writing a snapshot's bytes: [`Snapshot::to_bytes`] and the little-endian `Writer`.
 
 use super::{BYTE_ORDER, CHECKSUM_SEED, KIND_POD, KIND_SERDE, MAGIC, VERSION};
-use crate::error::SnapshotError;
+use crate::snapshot::error::SnapshotError;
 use crate::snapshot::hash::bytes_hash;
 use crate::snapshot::registry::{self, ResourceValue};
 use crate::snapshot::ticks::SavedTicks;

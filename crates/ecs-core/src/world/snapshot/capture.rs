@@ -8,8 +8,8 @@ use crate::archetype::restore::disabled_rows;
 use crate::archetype::Archetype;
 use crate::component::signature::Signature;
 use crate::component::ComponentId;
-use crate::error::SnapshotError;
 use crate::snapshot::buf::PodBuf;
+use crate::snapshot::error::SnapshotError;
 use crate::snapshot::registry::ColumnKind;
 use crate::snapshot::ticks::KeepRows;
 use crate::snapshot::{

@@ -13,7 +13,7 @@ use crate::archetype::restore::{disable_rows, EmptiedChunk};
 use crate::component::signature::Signature;
 use crate::component::ComponentId;
 use crate::entity::{Entities, Entity};
-use crate::error::SnapshotError;
+use crate::snapshot::error::SnapshotError;
 use crate::snapshot::registry::{self, ClonedColumn, ColumnKind, ResourceValue};
 use crate::snapshot::{ArchetypeData, Column, Encoded, Snapshot};
 use crate::unwind::{drop_each, resume_unless_unwinding};

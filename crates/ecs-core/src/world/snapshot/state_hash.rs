@@ -2,7 +2,7 @@
 //! construction is the `hash` module's; a snapshot's own is `Snapshot::state_hash`).
 
 use crate::component::ComponentId;
-use crate::error::SnapshotError;
+use crate::snapshot::error::SnapshotError;
 use crate::snapshot::registry::{self, ResourceValue};
 use crate::snapshot::{hash, pod_bytes};
 use crate::world::World;

@@ -434,6 +434,52 @@ fn bench_fan_out(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    // Each child leaves its parent's list: in spawn order, and in reverse.
+    for (name, reverse) in [
+        ("despawn_children", false),
+        ("despawn_children_reversed", true),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let mut world = World::new();
+                    let root = world.spawn(());
+                    let mut children: Vec<Entity> = world
+                        .spawn_batch((0..N).map(|i| (local(i as usize), ChildOf(root))))
+                        .collect();
+                    if reverse {
+                        children.reverse();
+                    }
+                    (world, children)
+                },
+                |(mut world, children)| {
+                    for e in children {
+                        world.despawn(e).expect("alive");
+                    }
+                    world
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.bench_function("despawn_plain", |b| {
+        b.iter_batched(
+            || {
+                let mut world = World::new();
+                let entities: Vec<Entity> = world
+                    .spawn_batch((0..N).map(|i| (local(i as usize), Global::default())))
+                    .collect();
+                (world, entities)
+            },
+            |(mut world, entities)| {
+                for e in entities {
+                    world.despawn(e).expect("alive");
+                }
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
     group.finish();
 }
 

@@ -5,7 +5,7 @@
 //! Traversal (the world's `hierarchy` file): [`World::parent`], [`World::children`],
 //! [`World::iter_ancestors`], and [`World::iter_descendants`] (depth-first, pre-order) /
 //! [`World::iter_descendants_breadth_first`].
-//! Children are visited in the order they joined their parent. A hierarchy with a cycle (made by
+//! Children are visited in their list's order (see [`Children`]). A hierarchy with a cycle (made by
 //! inserting `ChildOf`s that close one) is not refused by `insert`, but [`World::set_parent`]
 //! refuses it, and the iterators stop after `world.len()` entities rather than loop forever.
 
@@ -42,6 +42,11 @@ impl ChildOf {
 
 /// The children of an entity, in the order they became its children; kept by the engine from
 /// the children's [`ChildOf`]. Derefs to `[Entity]`.
+///
+/// A child leaving keeps the others' order, except when more than 64 children follow it:
+/// then the last child takes its place, so that removing one child costs O(1) whatever the
+/// fan-out (a root with 100,000 children, despawned one by one). The order is the same on
+/// every run and thread count either way.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Children(Vec<Entity>);
 

@@ -116,7 +116,8 @@ pub trait RelationshipTarget: Component + Sized {
     /// A list of `sources`.
     fn from_sources(sources: Vec<Entity>) -> Self;
 
-    /// The sources, in the order they joined.
+    /// The sources, in the order they joined (a source leaving a list with more than 64
+    /// entries after it is replaced by the last one: see [`Children`](crate::Children)).
     fn sources(&self) -> &[Entity];
 
     /// The sources, for the engine to add and drop them.

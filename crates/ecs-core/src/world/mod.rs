@@ -113,6 +113,10 @@ pub struct World {
     /// at the target and whose link has not run yet (`world/relationships.rs`): those sources
     /// are listed already, so their link adds nothing. Empty outside such an insert.
     adopting: std::collections::HashSet<(Entity, Entity), ahash::RandomState>,
+    /// The last source taken out of a target list: `(target, position)`. The next removal from
+    /// that list searches outward from there (siblings despawned in order, or in reverse, are
+    /// found at once whatever the fan-out; see `world/relationships.rs`).
+    unlink_hint: (Entity, usize),
 }
 
 /// Clones the value of one component type out of an entity, as a change to make on the clone;
@@ -366,6 +370,7 @@ impl World {
             cloners: TypeIdMap::default(),
             relationship_writes: 0,
             adopting: Default::default(),
+            unlink_hint: (Entity::PLACEHOLDER, 0),
         }
         .with_hierarchy()
     }

@@ -315,12 +315,63 @@ fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Enti
     if !world.adopting.is_empty() && world.adopting.contains(&(target, source)) {
         return;
     }
+    let hint = match world.unlink_hint {
+        (t, at) if t == target => at,
+        _ => 0,
+    };
     let Ok(list) = world.get_mut_in_place::<T>(target) else {
         return;
     };
-    list.sources_mut().retain(|&s| s != source);
-    if list.sources().is_empty() {
+    let sources = list.sources_mut();
+    let Some(at) = position_near(sources, source, hint) else {
+        return;
+    };
+    take_out(sources, at);
+    let emptied = sources.is_empty();
+    world.unlink_hint = (target, at);
+    if emptied {
         drop(world.remove::<(T,)>(target));
+    }
+}
+
+/// Lists longer than this behind the removed entry lose it by `swap_remove`: O(1) at any
+/// fan-out, where an ordered removal would move every entry after it. Shorter tails keep
+/// their order.
+const ORDERED_TAIL: usize = 64;
+
+/// Removes entry `at` of a target list: in order when at most [`ORDERED_TAIL`] entries follow
+/// it, else the last entry takes its place.
+fn take_out(sources: &mut Vec<Entity>, at: usize) {
+    if sources.len() - at > ORDERED_TAIL {
+        sources.swap_remove(at);
+    } else {
+        sources.remove(at);
+    }
+}
+
+/// Where `source` is in `sources`, searching outward from `hint` (where the last removal from
+/// this list was): siblings taken out in list order or in reverse are a step or two away, so a
+/// parent's children despawned one by one cost O(1) each; an unrelated order costs a scan.
+/// A list names a source at most once (lists are normalised on insert).
+fn position_near(sources: &[Entity], source: Entity, hint: usize) -> Option<usize> {
+    let hint = hint.min(sources.len());
+    let (before, after) = sources.split_at(hint);
+    let mut back = before.iter().rev();
+    let mut ahead = after.iter();
+    let mut step = 0;
+    loop {
+        match (ahead.next(), back.next()) {
+            (None, None) => return None,
+            (a, b) => {
+                if a == Some(&source) {
+                    return Some(hint + step);
+                }
+                if b == Some(&source) {
+                    return Some(hint - 1 - step);
+                }
+            }
+        }
+        step += 1;
     }
 }
 

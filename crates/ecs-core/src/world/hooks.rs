@@ -235,8 +235,8 @@ impl ComponentHooks {
     }
 }
 
-pub(super) const ON_ADD: Lifecycle = Lifecycle::Add;
-pub(super) const ON_INSERT: Lifecycle = Lifecycle::Insert;
+const ON_ADD: Lifecycle = Lifecycle::Add;
+const ON_INSERT: Lifecycle = Lifecycle::Insert;
 pub(super) const ON_REPLACE: Lifecycle = Lifecycle::Replace;
 pub(super) const ON_REMOVE: Lifecycle = Lifecycle::Remove;
 

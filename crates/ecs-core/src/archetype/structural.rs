@@ -218,6 +218,21 @@ impl Archetypes {
         Ok(())
     }
 
+    /// [`Archetypes::despawn`] of an entity located already: `loc` is where `entity` lives
+    /// (from [`Archetypes::locate`], nothing changed since).
+    #[inline(always)]
+    pub(crate) fn despawn_located(
+        &mut self,
+        entities: &mut Entities,
+        entity: Entity,
+        loc: Location,
+        tick: u64,
+    ) {
+        debug_assert_eq!(self.locate(entities, entity).map(|(l, _)| l), Some(loc));
+        entities.free(entity);
+        self.as_mut_slice()[loc.archetype.index()].despawn_row(loc.row as usize, entities, tick);
+    }
+
     /// Spawns one entity per item of `bundles`, a chunk's worth of rows at a time
     /// (`World::spawn_batch`): the archetype and its column pointers are looked up once per
     /// chunk, then each row is one id allocation plus one typed store per component. Returns

@@ -75,9 +75,6 @@ pub struct Components {
     /// each of its types. Every type of a listed bundle is registered, so only `set_hooked` on
     /// a registered type can make an entry wrong; it empties the list.
     unhooked_bundles: [Option<TypeId>; UNHOOKED_BUNDLES],
-    /// The registered types that have hooks, in the order they gained them (`any_hooked` is
-    /// whether this is non-empty): few, so a signature is checked against them one by one.
-    hooked_ids: Vec<ComponentId>,
     /// Types made immutable before this registry saw them, likewise.
     immutable_later: Vec<TypeId>,
 }
@@ -106,7 +103,6 @@ impl Components {
             any_hooked: false,
             hooked_later: Vec::new(),
             unhooked_bundles: [None; UNHOOKED_BUNDLES],
-            hooked_ids: Vec::new(),
             immutable_later: Vec::new(),
         }
     }
@@ -222,7 +218,6 @@ impl Components {
             any_hooked: self.any_hooked,
             hooked_later: self.hooked_later.clone(),
             unhooked_bundles: self.unhooked_bundles,
-            hooked_ids: self.hooked_ids.clone(),
             immutable_later: self.immutable_later.clone(),
         }
     }
@@ -264,7 +259,6 @@ impl Components {
             self.hooked_later.swap_remove(at);
             info.hooked = true;
             self.any_hooked = true;
-            self.hooked_ids.push(id);
         }
         if let Some(at) = self.immutable_later.iter().position(|&t| t == info.type_id) {
             self.immutable_later.swap_remove(at);
@@ -288,13 +282,6 @@ impl Components {
     #[inline]
     pub(crate) fn may_hook<B: 'static>(&self) -> bool {
         self.any_hooked && !self.unhooked_bundles.contains(&Some(TypeId::of::<B>()))
-    }
-
-    /// The registered types that have hooks: an archetype that holds none of these runs no
-    /// hook when its rows come or go.
-    #[inline]
-    pub(crate) fn hooked_ids(&self) -> &[ComponentId] {
-        &self.hooked_ids
     }
 
     /// Records that bundle `B`, whose types are all registered, holds no hooked type.
@@ -322,7 +309,6 @@ impl Components {
             Some(id) => {
                 self.infos[id.index()].hooked = true;
                 self.any_hooked = true;
-                self.hooked_ids.push(id);
                 self.unhooked_bundles = [None; UNHOOKED_BUNDLES];
             }
             None if !self.hooked_later.contains(&type_id) => self.hooked_later.push(type_id),

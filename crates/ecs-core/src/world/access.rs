@@ -14,7 +14,7 @@ use std::ptr::NonNull;
 use crate::archetype::Archetype;
 use crate::chunk::Chunk;
 use crate::component::{Component, ComponentId, Components};
-use crate::entity::Entity;
+use crate::entity::{Entity, Location};
 use crate::error::ComponentError;
 use crate::ids::ArchetypeId;
 use crate::world::World;
@@ -131,17 +131,51 @@ impl World {
     /// `None` if `entity` is not alive, lacks the component, or `id` is not `T`'s.
     #[inline]
     pub(crate) fn get_by_id<T: Component>(&self, entity: Entity, id: ComponentId) -> Option<&T> {
+        self.get_located::<T>(self.location(entity)?, id)
+    }
+
+    /// [`World::get_by_id`] for an entity located already (`loc` from [`World::location`]):
+    /// no second lookup. `None` if `loc` names no live row, or as `get_by_id`.
+    #[inline]
+    pub(crate) fn get_located<T: Component>(&self, loc: Location, id: ComponentId) -> Option<&T> {
         if self.components.info(id).type_id() != std::any::TypeId::of::<T>() {
             return None;
         }
-        let loc = self.location(entity)?;
-        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let arch = self.archetypes.as_slice().get(loc.archetype.index())?;
         let col = arch.column(id)?;
-        // SAFETY: `loc.row < arch.len()` (invariant 2) and `col` is a column of `arch`, which
+        if loc.row as usize >= arch.len() {
+            return None;
+        }
+        // SAFETY: `loc.row < arch.len()` (checked above) and `col` is a column of `arch`, which
         // holds `T`s: `id` is `T`'s id in this world's registry (checked above).
         let ptr = unsafe { arch.cell(loc.row as usize, col) };
         // SAFETY: as in `get`: an initialised `T` in a live row, read under `&self`.
         Some(unsafe { ptr.cast::<T>().as_ref() })
+    }
+
+    /// [`World::get_mut_in_place`] with `T`'s id resolved by the caller (as
+    /// [`World::get_by_id`]); stamps the row changed.
+    #[inline]
+    pub(crate) fn get_mut_by_id<T: Component>(
+        &mut self,
+        entity: Entity,
+        id: ComponentId,
+    ) -> Option<&mut T> {
+        if self.components.info(id).type_id() != std::any::TypeId::of::<T>() {
+            return None;
+        }
+        let tick = self.change_tick();
+        let (loc, addr) = self.locate_row(entity)?;
+        let arch = &self.archetypes.as_slice()[loc.archetype.index()];
+        let col = arch.column(id)?;
+        let chunk = &arch.chunks()[addr.chunk()];
+        // SAFETY: `&mut self` is write access to every column; `tick` is the current tick;
+        // `addr` is the entity's row in `chunk`.
+        unsafe { chunk.mark_rows_unchecked(col, addr.r()..addr.r() + 1, tick) };
+        // SAFETY: `addr` was just computed by `locate_row` (no chunk released since) and `col`
+        // is a column of `arch`, holding `T`s (`id` is `T`'s, checked above); `&mut self`
+        // makes this the only reference.
+        Some(unsafe { arch.cell_at(addr, col).cast::<T>().as_mut() })
     }
 
     /// The cell of `entity`'s `T`, with its chunk and column (for stamping a write).

@@ -141,10 +141,19 @@ impl World {
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityError> {
         self.flush();
-        if self.components.any_hooks() && self.has_hooked_type(entity) {
-            return self.despawn_checked(entity);
+        if self.components.any_hooks() {
+            return self.despawn_planned(entity);
         }
         self.despawn_plain(entity)
+    }
+
+    /// [`World::despawn_plain`] of an entity located already (`loc` from
+    /// [`World::location`], nothing changed since).
+    #[inline]
+    pub(crate) fn despawn_located(&mut self, entity: Entity, loc: Location) {
+        let tick = self.change_tick();
+        self.archetypes
+            .despawn_located(&mut self.entities, entity, loc, tick);
     }
 
     /// The despawn itself, hooks aside.

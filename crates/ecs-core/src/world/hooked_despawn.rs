@@ -10,9 +10,70 @@ use super::hooks::{ON_REMOVE, ON_REPLACE};
 use crate::component::ComponentId;
 use crate::entity::Entity;
 use crate::error::EntityError;
-use crate::world::{HookCommand, World};
+use crate::ids::ArchetypeId;
+use crate::world::{DespawnPlan, HookCommand, UpkeepIds, World};
 
 impl World {
+    /// `World::despawn` when some registered type has hooks, by the plan of the entity's
+    /// archetype: plain, a relationship source's upkeep, or checks and hooks.
+    #[inline(never)]
+    pub(crate) fn despawn_planned(&mut self, entity: Entity) -> Result<(), EntityError> {
+        let Some(loc) = self.location(entity) else {
+            return Err(EntityError::NoSuchEntity(entity));
+        };
+        match self.despawn_plan(loc.archetype) {
+            DespawnPlan::Plain => self.despawn_plain(entity),
+            DespawnPlan::Upkeep(ids, upkeep) if self.upkeep_may_run_now() => {
+                (upkeep.despawn_source)(self, entity, loc, ids);
+                Ok(())
+            }
+            _ => self.despawn_checked(entity),
+        }
+    }
+
+    /// The despawn plan of `archetype`, worked out on first use.
+    #[inline]
+    fn despawn_plan(&mut self, archetype: ArchetypeId) -> DespawnPlan {
+        let i = archetype.index();
+        match self.despawn_plans.get(i) {
+            Some(&Some(plan)) => plan,
+            _ => self.work_out_despawn_plan(i),
+        }
+    }
+
+    #[cold]
+    fn work_out_despawn_plan(&mut self, i: usize) -> DespawnPlan {
+        let hooked: SmallVec<[ComponentId; 4]> = self.archetypes.as_slice()[i]
+            .signature()
+            .iter()
+            .filter(|&id| self.components.info(id).has_hooks())
+            .collect();
+        let plan = match hooked[..] {
+            [] => DespawnPlan::Plain,
+            [only] => {
+                let unchecked = self
+                    .hooks_of(only)
+                    .is_none_or(|h| h.check_despawn.is_none());
+                match self.upkeep_of(only, [ON_REPLACE, ON_REMOVE]) {
+                    Some(upkeep) if unchecked => {
+                        let ids = UpkeepIds {
+                            source: only,
+                            list: self.components.id_of(upkeep.list_type),
+                        };
+                        DespawnPlan::Upkeep(ids, upkeep)
+                    }
+                    _ => DespawnPlan::Hooks,
+                }
+            }
+            _ => DespawnPlan::Hooks,
+        };
+        if self.despawn_plans.len() <= i {
+            self.despawn_plans.resize(i + 1, None);
+        }
+        self.despawn_plans[i] = Some(plan);
+        plan
+    }
+
     /// Refuses the despawn of `entity` if a relationship's `Refuse` policy says so.
     pub(crate) fn check_despawn(&self, entity: Entity) -> Result<(), EntityError> {
         if !self.components.any_hooks() {
@@ -105,9 +166,19 @@ impl World {
         self.run_hooks(ON_REPLACE, entity, &hooked, true, false, &mut queue);
         self.run_hooks(ON_REMOVE, entity, &hooked, true, false, &mut queue);
         // An observer that despawned the entity itself (with `&mut World`, not `defer`) has
-        // done what was asked; the queue still runs.
-        if self.contains(entity) {
-            self.despawn_plain(entity)?;
+        // done what was asked; the queue still runs, even if a `Drop` of the entity panics
+        // (it holds the relationship fix-ups: the entity is gone either way).
+        let despawned = catch_unwind(AssertUnwindSafe(|| {
+            if self.contains(entity) {
+                self.despawn_plain(entity)
+            } else {
+                Ok(())
+            }
+        }));
+        if let Err(panic) = despawned {
+            self.hook_commands.hold_panic(panic);
+            self.finish_hooks(queue);
+            unreachable!("finish_hooks passes the held panic on");
         }
         self.finish_hooks(queue);
         Ok(())

@@ -53,7 +53,7 @@ use crate::ids::ArchetypeId;
 use crate::unwind::keep_first_panic;
 use crate::world::{
     ComponentHook, ComponentHooks, DeferredWorld, HookCommand, HookContext, Lifecycle, ObserverKey,
-    World,
+    SourceUpkeep, World,
 };
 
 impl ComponentHooks {
@@ -69,6 +69,7 @@ impl ComponentHooks {
             relationship_target: false,
             relationship: false,
             immutable: false,
+            upkeep: None,
         }
     }
 
@@ -279,6 +280,7 @@ impl World {
         let type_id = std::any::TypeId::of::<T>();
         self.hooks.insert(type_id, hooks);
         self.components.set_hooked(type_id);
+        self.hooks_changed();
         if hooks.immutable {
             self.components.set_immutable(type_id);
         }
@@ -547,15 +549,41 @@ impl World {
         self.finish_hooks(queue);
     }
 
-    /// Whether `entity` has a type with hooks (a stale handle: no). Without one, its despawn
-    /// runs no hook and no relationship can refuse it.
+    /// The upkeep to run in place of the hooks of a change whose only hooked type is `id`
+    /// (see [`SourceUpkeep`]): `Some` when [`World::upkeep_of`] has one and
+    /// [`World::upkeep_may_run_now`].
+    pub(super) fn direct_upkeep(
+        &self,
+        id: ComponentId,
+        kinds: [Lifecycle; 2],
+    ) -> Option<SourceUpkeep> {
+        self.upkeep_may_run_now()
+            .then(|| self.upkeep_of(id, kinds))
+            .flatten()
+    }
+
+    /// `id`'s [`SourceUpkeep`], if it is a relationship source without requirements whose
+    /// `kinds` changes nothing observes. Changes only with hooks, observers and requirements.
+    pub(super) fn upkeep_of(&self, id: ComponentId, kinds: [Lifecycle; 2]) -> Option<SourceUpkeep> {
+        let type_id = self.components.info(id).type_id();
+        let upkeep = self.hooks.get(&type_id)?.upkeep?;
+        let watched = kinds.iter().any(|&kind| self.observes(kind, type_id))
+            || self.required.contains_key(&type_id);
+        (!watched).then_some(upkeep)
+    }
+
+    /// Whether an upkeep may run directly now: no hook command is queued or draining (it
+    /// then runs just where its hooks' commands would have) and no list is being adopted.
     #[inline]
-    pub(crate) fn has_hooked_type(&self, entity: Entity) -> bool {
-        self.location(entity).is_some_and(|loc| {
-            let signature = self.archetypes.as_slice()[loc.archetype.index()].signature();
-            let hooked = self.components.hooked_ids();
-            hooked.iter().any(|&id| signature.contains(id))
-        })
+    pub(super) fn upkeep_may_run_now(&self) -> bool {
+        let queue = &self.hook_commands;
+        !queue.draining && queue.pending.is_empty() && self.adopting.is_empty()
+    }
+
+    /// Forgets what was worked out from the hooks, observers and requirements in place
+    /// (the despawn plans): one of them changed.
+    pub(super) fn hooks_changed(&mut self) {
+        self.despawn_plans.clear();
     }
 
     /// Every installed relationship's agreement check ([`World::check_invariants`]).

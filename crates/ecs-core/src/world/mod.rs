@@ -49,7 +49,7 @@ use crate::chunk::layout::CHUNK_SIZE;
 use crate::chunk::policy::{ChunkPolicy, ChunkSizing};
 use crate::chunk::pool::ChunkPool;
 use crate::component::{Component, ComponentId, Components, TypeIdMap};
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, Entity, Location};
 use crate::error::{EntityError, WorldError};
 use crate::ids::{ArchetypeId, WorldId};
 use crate::resource::Resources;
@@ -117,6 +117,21 @@ pub struct World {
     /// that list searches outward from there (siblings despawned in order, or in reverse, are
     /// found at once whatever the fan-out; see `world/relationships.rs`).
     unlink_hint: (Entity, usize),
+    /// Per archetype (by index), how its rows are despawned, once worked out; cleared when
+    /// hooks, observers or requirements change (see `world/hooked_despawn.rs`).
+    despawn_plans: Vec<Option<DespawnPlan>>,
+}
+
+/// How the rows of one archetype are despawned in a world with hooks.
+#[derive(Clone, Copy)]
+pub(crate) enum DespawnPlan {
+    /// No hooked type: a plain despawn.
+    Plain,
+    /// Its one hooked type is a relationship source whose removal nothing observes: the
+    /// source's upkeep, run directly when nothing else is queued.
+    Upkeep(UpkeepIds, SourceUpkeep),
+    /// Checks and hooks, dispatched type by type.
+    Hooks,
 }
 
 /// Clones the value of one component type out of an entity, as a change to make on the clone;
@@ -226,6 +241,32 @@ pub struct ComponentHooks {
     pub(crate) relationship: bool,
     /// Whether values change only through insert ([`ComponentHooks::immutable`]).
     pub(crate) immutable: bool,
+    /// A relationship source's upkeep run in place of its hooks when nothing else watches
+    /// the change (see [`SourceUpkeep`]).
+    pub(crate) upkeep: Option<SourceUpkeep>,
+}
+
+/// The engine's own upkeep of a relationship's source type, run directly where its hooks
+/// would record one boxed command per entity: for a batch spawn or a despawn whose only hooked
+/// type is this one, with no observer of it and no command queue draining (so nothing could
+/// run between the change and its upkeep). The result is the hooks' own: the same lists in the
+/// same order.
+#[derive(Clone, Copy)]
+pub(crate) struct SourceUpkeep {
+    /// Links the sources in rows `rows` of `archetype`, just spawned, to their targets.
+    pub(crate) link_spawned: fn(&mut World, ArchetypeId, std::ops::Range<usize>),
+    /// Despawns a source, alive at `Location`, and takes it out of its targets' lists.
+    pub(crate) despawn_source: fn(&mut World, Entity, Location, UpkeepIds),
+    /// The target list's type (its id is resolved once per despawn plan).
+    pub(crate) list_type: std::any::TypeId,
+}
+
+/// The component ids a despawn plan resolved for a relationship's upkeep: the source type's,
+/// and the target list's if that type is registered yet.
+#[derive(Clone, Copy)]
+pub(crate) struct UpkeepIds {
+    pub(crate) source: ComponentId,
+    pub(crate) list: Option<ComponentId>,
 }
 
 /// Refuses the despawn of an entity (a relationship's `Refuse` policy), or lets it go ahead.
@@ -371,6 +412,7 @@ impl World {
             relationship_writes: 0,
             adopting: Default::default(),
             unlink_hint: (Entity::PLACEHOLDER, 0),
+            despawn_plans: Vec::new(),
         }
         .with_hierarchy()
     }

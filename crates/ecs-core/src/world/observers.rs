@@ -64,6 +64,7 @@ impl World {
             run: Arc::new(run),
         }));
         self.observers.by_key.entry(key).or_default().push(id);
+        self.hooks_changed();
         ObserverId(id)
     }
 
@@ -90,6 +91,7 @@ impl World {
         if let Some(list) = self.observers.by_key.get_mut(&slot.key) {
             list.retain(|&s| s != id.0);
         }
+        self.hooks_changed();
         true
     }
 

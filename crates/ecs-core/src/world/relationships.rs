@@ -2,16 +2,18 @@
 //! keep): [`World::register_relationship`], the queries of either side, and the hooks that
 //! keep a source's targets and each target's list of sources in step.
 
+use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use smallvec::SmallVec;
 
-use crate::component::Component;
-use crate::entity::Entity;
+use crate::component::{Component, ComponentId};
+use crate::entity::{Entity, Location};
 use crate::error::{EntityError, WorldError};
+use crate::ids::ArchetypeId;
 use crate::relationship::{DespawnPolicy, Relationship, RelationshipTarget};
 use crate::unwind::{keep_first_panic, PanicPayload};
-use crate::world::{ComponentHooks, DeferredWorld, HookContext, World};
+use crate::world::{ComponentHooks, DeferredWorld, HookContext, SourceUpkeep, UpkeepIds, World};
 
 type Ids = SmallVec<[Entity; 4]>;
 
@@ -34,6 +36,11 @@ impl World {
         source.check_invariants = Some(check_relationship::<R>);
         source.relationship = true;
         source.immutable = true;
+        source.upkeep = Some(SourceUpkeep {
+            link_spawned: link_spawned::<R>,
+            despawn_source: despawn_source::<R>,
+            list_type: std::any::TypeId::of::<R::Target>(),
+        });
         self.set_component_hooks::<R>(source)
             .expect("checked above: no hooks, not in use");
         let mut target = ComponentHooks::new()
@@ -107,6 +114,102 @@ fn source_inserted<R: Relationship>(mut world: DeferredWorld<'_>, ctx: HookConte
             }
         }
     });
+}
+
+/// [`SourceUpkeep::link_spawned`]: what [`source_inserted`]'s commands do for every row of a
+/// batch just spawned, without a command per row. Runs of rows naming the same target (a
+/// parent's children spawned together) join its list in one step.
+fn link_spawned<R: Relationship>(world: &mut World, archetype: ArchetypeId, rows: Range<usize>) {
+    world.note_relationship_write();
+    let pairs = spawned_pairs::<R>(world, archetype, rows);
+    let mut rest = &pairs[..];
+    while let Some(&(_, target)) = rest.first() {
+        let run = rest.iter().take_while(|&&(_, t)| t == target).count();
+        let (same, after) = rest.split_at(run);
+        rest = after;
+        if world.contains(target) && same.iter().all(|&(source, _)| source != target) {
+            join::<R::Target>(world, target, same);
+        } else {
+            // A dead or self target: the hooks' own path drops the relationship.
+            for &(source, target) in same {
+                let alive = world.contains(target);
+                link::<R>(world, source, target, alive);
+            }
+        }
+    }
+}
+
+/// `(source, target)` for each row of `rows` (spawn order) and each distinct target it names.
+fn spawned_pairs<R: Relationship>(
+    world: &World,
+    archetype: ArchetypeId,
+    rows: Range<usize>,
+) -> Vec<(Entity, Entity)> {
+    let mut pairs = Vec::with_capacity(rows.len());
+    if rows.is_empty() {
+        return pairs;
+    }
+    let arch = &world.archetypes()[archetype.index()];
+    let (mut chunk, mut row) = arch.split_row(rows.start);
+    let mut left = rows.len();
+    while left > 0 {
+        let entities = &arch.chunks()[chunk].entities()[row..];
+        let values = &world
+            .column::<R>(archetype, chunk)
+            .expect("the batch's archetype holds the relationship")[row..];
+        let n = left.min(entities.len());
+        for (&source, value) in entities[..n].iter().zip(&values[..n]) {
+            let targets = value.targets();
+            for (i, &target) in targets.iter().enumerate() {
+                if !targets[..i].contains(&target) {
+                    pairs.push((source, target));
+                }
+            }
+        }
+        left -= n;
+        chunk += 1;
+        row = 0;
+    }
+    pairs
+}
+
+/// Adds the sources of `pairs` (new, all naming live `target`) to `target`'s list, in order.
+fn join<T: RelationshipTarget>(world: &mut World, target: Entity, pairs: &[(Entity, Entity)]) {
+    let sources = pairs.iter().map(|&(source, _)| source);
+    if let Ok(list) = world.get_mut_in_place::<T>(target) {
+        list.sources_mut().extend(sources);
+        return;
+    }
+    // A new list starts with one source, as a link makes it (its insert checks each source
+    // it names, so the rest join it afterwards, unchecked).
+    let list = T::from_sources(vec![pairs[0].0]);
+    let _ = world.insert(target, (list,));
+    if let Ok(list) = world.get_mut_in_place::<T>(target) {
+        list.sources_mut().extend(sources.skip(1));
+    }
+}
+
+/// [`SourceUpkeep::despawn_source`]: what [`source_replaced`]'s command does for a despawned
+/// source, run directly. The lists are left even if a `Drop` of the source panics.
+fn despawn_source<R: Relationship>(
+    world: &mut World,
+    source: Entity,
+    at: Location,
+    ids: UpkeepIds,
+) {
+    let targets: Ids = world
+        .get_located::<R>(at, ids.source)
+        .map(|r| r.targets().iter().copied().collect())
+        .unwrap_or_default();
+    let despawned = catch_unwind(AssertUnwindSafe(|| world.despawn_located(source, at)));
+    for (i, &target) in targets.iter().enumerate() {
+        if !targets[..i].contains(&target) {
+            unlink_from::<R::Target>(world, source, target, ids.list);
+        }
+    }
+    if let Err(panic) = despawned {
+        resume_unwind(panic);
+    }
 }
 
 /// `R` about to be overwritten or removed: leave the old targets' lists.
@@ -312,6 +415,16 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity, was_
 /// hand-written list of `target` is adopting (its old link, undone by that list's insert,
 /// unlinks after the adoption): the new list names it, and its link counts on that.
 fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Entity) {
+    unlink_from::<T>(world, source, target, None);
+}
+
+/// [`unlink`], with the list type's id if the caller resolved it.
+fn unlink_from<T: RelationshipTarget>(
+    world: &mut World,
+    source: Entity,
+    target: Entity,
+    list_id: Option<ComponentId>,
+) {
     if !world.adopting.is_empty() && world.adopting.contains(&(target, source)) {
         return;
     }
@@ -319,7 +432,11 @@ fn unlink<T: RelationshipTarget>(world: &mut World, source: Entity, target: Enti
         (t, at) if t == target => at,
         _ => 0,
     };
-    let Ok(list) = world.get_mut_in_place::<T>(target) else {
+    let list = match list_id {
+        Some(id) => world.get_mut_by_id::<T>(target, id),
+        None => world.get_mut_in_place::<T>(target).ok(),
+    };
+    let Some(list) = list else {
         return;
     };
     let sources = list.sources_mut();

@@ -88,6 +88,7 @@ impl World {
             None => list.push(required),
         }
         self.components.set_hooked(a);
+        self.hooks_changed();
         Ok(())
     }
 

@@ -1,6 +1,8 @@
 //! Batch spawning: many entities of one bundle type, a chunk's worth of rows at a time
 //! (`Archetypes::spawn_batch` writes the rows), and the ids read back. Hooks of the bundle's
-//! types run once the whole batch is written, entity by entity in spawn order.
+//! types run once the whole batch is written, entity by entity in spawn order; a bundle whose
+//! only hooked type is a relationship source that nothing observes is linked in one pass over
+//! its rows instead (`SourceUpkeep`, same lists, no command per entity).
 
 use std::iter::FusedIterator;
 use std::ops::Range;
@@ -8,7 +10,7 @@ use std::ops::Range;
 use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::ids::ArchetypeId;
-use crate::world::World;
+use crate::world::{Lifecycle, World};
 
 impl World {
     /// Spawns one entity per item of `iter` and returns an iterator over their ids (in order).
@@ -65,6 +67,11 @@ impl World {
                 ids: None,
             };
         }
+        let mut hooked = ids.iter().filter(|&&id| components.info(id).has_hooks());
+        let only_hooked = match (hooked.next(), hooked.next()) {
+            (Some(&only), None) => Some(only),
+            _ => None,
+        };
         let spawned: Vec<Entity> = SpawnBatch {
             world: self,
             archetype,
@@ -72,7 +79,12 @@ impl World {
             ids: None,
         }
         .collect();
-        self.added_with_hooks(&spawned, &ids, &ids);
+        let upkeep = only_hooked
+            .and_then(|only| self.direct_upkeep(only, [Lifecycle::Add, Lifecycle::Insert]));
+        match upkeep {
+            Some(upkeep) => (upkeep.link_spawned)(self, archetype, rows),
+            None => self.added_with_hooks(&spawned, &ids, &ids),
+        }
         SpawnBatch {
             world: self,
             archetype,

@@ -1,0 +1,209 @@
+//! A batch spawn, or a despawn, whose only hooked type is a relationship source keeps both
+//! sides in one direct pass instead of one hook command per entity. Users rely on it giving
+//! exactly what the hooks give: each test runs the same steps in a world where nothing
+//! watches the relationship (the direct pass) and in one where an observer does (the hooks'
+//! path), and compares every list.
+
+use std::any::TypeId;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ecs_core::{
+    ChildOf, Children, DespawnPolicy, Entity, Lifecycle, ObserverKey, Relationship,
+    RelationshipTarget, World,
+};
+
+/// A world on the hooks' path: observers of every lifecycle change of `R`, doing nothing.
+fn watched<R: 'static>(mut world: World) -> World {
+    for kind in [
+        Lifecycle::Add,
+        Lifecycle::Insert,
+        Lifecycle::Replace,
+        Lifecycle::Remove,
+    ] {
+        world.add_observer_fn(
+            ObserverKey::Lifecycle(kind, TypeId::of::<R>()),
+            None,
+            |_, _| {},
+        );
+    }
+    world
+}
+
+/// Every parent's children, as indexes into `order` (so two worlds compare by shape).
+fn lists(world: &World, parents: &[Entity], order: &[Entity]) -> Vec<Vec<usize>> {
+    let index = |e: &Entity| order.iter().position(|o| o == e).expect("a known entity");
+    parents
+        .iter()
+        .map(|&p| {
+            world
+                .get::<Children>(p)
+                .map(|c| c.iter().map(index).collect())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Parents (one despawned before the batch, one living in the batch's own archetype), then a
+/// batch of 3,000 children over several chunks whose parents come in runs and alternate.
+fn spawn_families(world: &mut World) -> (Vec<Entity>, Vec<Entity>) {
+    let (a, b, dead) = (world.spawn(()), world.spawn(()), world.spawn(()));
+    let inner = world.spawn((7u64, ChildOf(a)));
+    world.despawn(dead).unwrap();
+    let parents = [a, b, dead, inner];
+    let kids: Vec<Entity> = world
+        .spawn_batch((0..3000u64).map(|i| {
+            let parent = match i % 10 {
+                0..=3 => a,
+                4 | 5 => b,
+                6 => dead,
+                _ => inner,
+            };
+            (i, ChildOf(parent))
+        }))
+        .collect();
+    let mut order = parents.to_vec();
+    order.extend(&kids);
+    (parents.to_vec(), order)
+}
+
+#[test]
+fn a_batch_of_children_is_linked_as_the_hooks_link_it() {
+    let mut direct = World::new();
+    let mut hooked = watched::<ChildOf>(World::new());
+    let (parents, order) = spawn_families(&mut direct);
+    let (parents_h, order_h) = spawn_families(&mut hooked);
+    direct.check_invariants();
+    hooked.check_invariants();
+    let got = lists(&direct, &parents, &order);
+    assert_eq!(got, lists(&hooked, &parents_h, &order_h));
+    // Spawn order within each list; the dead parent's children lost their `ChildOf`.
+    assert_eq!(got[0].len(), 1 + 1200);
+    assert!(got[0].windows(2).all(|w| w[0] < w[1]));
+    assert!(got[2].is_empty());
+    let orphan = order[4 + 6];
+    assert!(direct.contains(orphan) && !direct.has::<ChildOf>(orphan));
+    assert_eq!(direct.get::<Children>(parents[3]).unwrap().len(), 900);
+}
+
+#[test]
+fn children_despawned_one_by_one_leave_lists_as_the_hooks_leave_them() {
+    let mut direct = World::new();
+    let mut hooked = watched::<ChildOf>(World::new());
+    let (parents, order) = spawn_families(&mut direct);
+    let (parents_h, order_h) = spawn_families(&mut hooked);
+    for (world, order) in [(&mut direct, &order), (&mut hooked, &order_h)] {
+        // Every third child, then the nested parent itself (its children go with it).
+        for &kid in order[4..].iter().step_by(3) {
+            world.despawn(kid).unwrap();
+        }
+        world.despawn(order[3]).unwrap();
+        world.check_invariants();
+    }
+    assert_eq!(
+        lists(&direct, &parents[..2], &order),
+        lists(&hooked, &parents_h[..2], &order_h)
+    );
+    assert_eq!(direct.len(), hooked.len());
+}
+
+/// Panics when dropped while armed.
+struct Fuse(bool);
+
+impl Drop for Fuse {
+    fn drop(&mut self) {
+        if self.0 && !std::thread::panicking() {
+            panic!("fuse blew");
+        }
+    }
+}
+
+#[test]
+fn a_child_whose_drop_panics_still_leaves_its_parents_list() {
+    for world in [World::new(), watched::<ChildOf>(World::new())] {
+        child_with_a_panicking_drop(world);
+    }
+}
+
+fn child_with_a_panicking_drop(mut world: World) {
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = world
+        .spawn_batch((0..5).map(|i| (Fuse(i == 2), ChildOf(parent))))
+        .collect();
+    let blew = catch_unwind(AssertUnwindSafe(|| world.despawn(kids[2])));
+    assert!(blew.is_err());
+    assert!(!world.contains(kids[2]));
+    world.check_invariants();
+    let left: Vec<Entity> = world.get::<Children>(parent).unwrap().to_vec();
+    assert_eq!(left, [kids[0], kids[1], kids[3], kids[4]]);
+}
+
+/// Many-to-many: a source may name a target twice; it is listed once.
+struct Aims(Vec<Entity>);
+struct AimedBy(Vec<Entity>);
+
+impl Relationship for Aims {
+    type Target = AimedBy;
+    fn targets(&self) -> &[Entity] {
+        &self.0
+    }
+    fn from_target(target: Entity) -> Self {
+        Aims(vec![target])
+    }
+    fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
+        Some(&mut self.0)
+    }
+}
+
+impl RelationshipTarget for AimedBy {
+    type Relationship = Aims;
+    const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
+    fn from_sources(sources: Vec<Entity>) -> Self {
+        AimedBy(sources)
+    }
+    fn sources(&self) -> &[Entity] {
+        &self.0
+    }
+    fn sources_mut(&mut self) -> &mut Vec<Entity> {
+        &mut self.0
+    }
+}
+
+#[test]
+fn a_batch_of_many_to_many_sources_lists_each_source_once_per_target() {
+    let run = |watch: bool| {
+        let mut world = World::new();
+        world.register_relationship::<Aims>().unwrap();
+        if watch {
+            world = watched::<Aims>(world);
+        }
+        let units: Vec<Entity> = (0..3).map(|_| world.spawn(())).collect();
+        let turrets: Vec<Entity> = world
+            .spawn_batch((0..200usize).map(|i| {
+                let (x, y) = (units[i % 3], units[(i / 3) % 3]);
+                (Aims(vec![x, y, x]),)
+            }))
+            .collect();
+        world.check_invariants();
+        for &t in turrets.iter().step_by(4) {
+            world.despawn(t).unwrap();
+        }
+        world.check_invariants();
+        let mut order = units.clone();
+        order.extend(&turrets);
+        units
+            .iter()
+            .map(|&u| {
+                let list = world
+                    .get::<AimedBy>(u)
+                    .map(|l| l.0.clone())
+                    .unwrap_or_default();
+                list.iter()
+                    .map(|e| order.iter().position(|o| o == e).unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let direct = run(false);
+    assert_eq!(direct, run(true));
+    assert!(direct.iter().all(|l| !l.is_empty()));
+}

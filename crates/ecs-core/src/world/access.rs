@@ -126,16 +126,10 @@ impl World {
         Ok(true)
     }
 
-    /// [`World::get`] with `T`'s component id resolved by the caller, for engine loops that
-    /// read one type from many entities (a subtree's lists): no `TypeId` lookup per entity.
-    /// `None` if `entity` is not alive, lacks the component, or `id` is not `T`'s.
-    #[inline]
-    pub(crate) fn get_by_id<T: Component>(&self, entity: Entity, id: ComponentId) -> Option<&T> {
-        self.get_located::<T>(self.location(entity)?, id)
-    }
-
-    /// [`World::get_by_id`] for an entity located already (`loc` from [`World::location`]):
-    /// no second lookup. `None` if `loc` names no live row, or as `get_by_id`.
+    /// [`World::get`] of an entity located already (`loc` from [`World::location`]), with
+    /// `T`'s component id resolved by the caller: for engine loops that read one type from
+    /// many entities (a subtree's lists), no `TypeId` lookup and no second location lookup.
+    /// `None` if `loc` names no live row, the row lacks the component, or `id` is not `T`'s.
     #[inline]
     pub(crate) fn get_located<T: Component>(&self, loc: Location, id: ComponentId) -> Option<&T> {
         if self.components.info(id).type_id() != std::any::TypeId::of::<T>() {
@@ -154,7 +148,7 @@ impl World {
     }
 
     /// [`World::get_mut_in_place`] with `T`'s id resolved by the caller (as
-    /// [`World::get_by_id`]); stamps the row changed.
+    /// [`World::get_located`]); stamps the row changed.
     #[inline]
     pub(crate) fn get_mut_by_id<T: Component>(
         &mut self,

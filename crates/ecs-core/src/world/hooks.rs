@@ -424,7 +424,26 @@ impl World {
             self.components.note_unhooked::<B>();
             return;
         }
+        if let Some(upkeep) = self.spawn_upkeep(&ids) {
+            let at = self.location(entity).expect("just spawned");
+            let row = at.row as usize;
+            (upkeep.link_spawned)(self, at.archetype, row..row + 1);
+            return;
+        }
         self.added_with_hooks(&[entity], &ids, &ids);
+    }
+
+    /// The upkeep that stands in for the hooks of a spawn of a bundle of `ids`: when its one
+    /// hooked type is a relationship source whose upkeep may run directly now
+    /// ([`World::direct_upkeep`]).
+    pub(super) fn spawn_upkeep(&self, ids: &[ComponentId]) -> Option<SourceUpkeep> {
+        let mut hooked = ids
+            .iter()
+            .filter(|&&id| self.components.info(id).has_hooks());
+        match (hooked.next(), hooked.next()) {
+            (Some(&only), None) => self.direct_upkeep(only, [ON_ADD, ON_INSERT]),
+            _ => None,
+        }
     }
 
     /// `on_add` for `added`, then `on_insert` for `written`, for each entity; then the

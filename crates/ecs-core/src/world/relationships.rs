@@ -304,14 +304,16 @@ fn target_replaced<T: RelationshipTarget>(mut world: DeferredWorld<'_>, ctx: Hoo
 }
 
 /// The `DespawnSources` cascade of `target`'s despawn: despawns every source of `target`, and
-/// theirs, and so on down, in breadth-first order.
+/// theirs, and so on down.
 ///
 /// A source whose only hooked types are this relationship's two sides, pointing at one target
-/// (the one being despawned), with no observer of either side, is despawned plainly and its
-/// own sources taken in the same pass: its hooks would only edit lists that are being
-/// despawned too. That is a subtree despawn at about the cost of plain despawns, with one
-/// command for the whole subtree. Any other source (another relationship's list, a user hook,
-/// a many-to-many source) takes the full despawn with hooks, whose own cascade follows.
+/// (the one being despawned), with no observer of either side, is *plain*: its hooks would
+/// only edit lists that are being despawned too. The plain part of the subtree is gathered
+/// first (breadth first, reading each node's list), then despawned archetype by archetype,
+/// from each archetype's last row down, so no remaining row of it moves: a subtree despawn at
+/// about the cost of plain despawns, with one command for the whole subtree. Every other
+/// source (another relationship's list, a user hook, a many-to-many source) then takes the
+/// full despawn with hooks, in breadth-first order, and its own cascade follows.
 fn despawn_sources<T: RelationshipTarget>(
     world: &mut World,
     target: Entity,
@@ -329,49 +331,119 @@ fn despawn_sources<T: RelationshipTarget>(
     let observed = [TypeId::of::<T::Relationship>(), TypeId::of::<T>()]
         .iter()
         .any(|&t| world.observes(Lifecycle::Replace, t) || world.observes(Lifecycle::Remove, t));
-    // Per archetype: whether its rows' despawn needs only this relationship's upkeep.
-    let mut upkeep_only: Vec<Option<bool>> = Vec::new();
-    let mut queue: std::collections::VecDeque<(Entity, Entity)> =
-        sources.into_iter().map(|s| (s, target)).collect();
-    while let Some((source, parent)) = queue.pop_front() {
-        // The ids are resolved once above: a subtree reads these two types from every node.
-        let Some(relationship) = world.get_by_id::<T::Relationship>(source, source_id) else {
-            continue;
-        };
-        let targets = relationship.targets();
-        let sole = targets == [parent];
-        if !sole && !targets.contains(&parent) {
-            continue;
+    let mut cascade = Cascade {
+        source_id,
+        target_id,
+        observed,
+        upkeep_only: Vec::new(),
+        doomed: Vec::new(),
+        full: Vec::new(),
+        next_full: 0,
+    };
+    cascade.gather::<T>(world, sources.into_iter().map(|s| (s, target)).collect());
+    // One unwind guard for the whole pass, not one per node: a panic (a `Drop`, or a hook of
+    // a full despawn, each made after its despawn) is kept and the pass resumes where it was.
+    loop {
+        match catch_unwind(AssertUnwindSafe(|| cascade.despawn(world))) {
+            Ok(()) => return,
+            Err(panic) => keep_first_panic(first, Err(panic)),
         }
-        let plain = sole && !observed && {
-            let i = world
-                .location(source)
-                .expect("has a relationship")
-                .archetype
-                .index();
-            if upkeep_only.len() <= i {
-                upkeep_only.resize(i + 1, None);
+    }
+}
+
+/// One [`despawn_sources`] pass: the nodes gathered, and per archetype whether its rows'
+/// despawn needs only this relationship's upkeep.
+struct Cascade {
+    source_id: ComponentId,
+    target_id: Option<ComponentId>,
+    /// Whether an observer watches either side's removal (then every node takes the full
+    /// despawn).
+    observed: bool,
+    upkeep_only: Vec<Option<bool>>,
+    /// Per archetype (by index), the rows of plain nodes left to despawn, one bit each.
+    doomed: Vec<Vec<u64>>,
+    /// The other nodes, breadth first; `full[next_full..]` are left.
+    full: Vec<Entity>,
+    next_full: usize,
+}
+
+impl Cascade {
+    /// Reads the subtree below `queue` (`(source, the target whose despawn takes it)`)
+    /// breadth first, marking plain nodes' rows and listing the others; changes nothing.
+    fn gather<T: RelationshipTarget>(&mut self, world: &World, mut queue: Vec<(Entity, Entity)>) {
+        let mut next = 0;
+        while let Some(&(source, parent)) = queue.get(next) {
+            next += 1;
+            let Some(at) = world.location(source) else {
+                continue;
+            };
+            let Some(relationship) = world.get_located::<T::Relationship>(at, self.source_id)
+            else {
+                continue;
+            };
+            let targets = relationship.targets();
+            let sole = targets == [parent];
+            if !sole && !targets.contains(&parent) {
+                continue;
             }
-            *upkeep_only[i].get_or_insert_with(|| {
-                world.archetypes()[i].signature().iter().all(|id| {
-                    !world.components().info(id).has_hooks()
-                        || id == source_id
-                        || Some(id) == target_id
-                })
-            })
-        };
-        let done = catch_unwind(AssertUnwindSafe(|| {
-            if plain {
-                let list = target_id.and_then(|id| world.get_by_id::<T>(source, id));
-                if let Some(list) = list {
-                    queue.extend(list.sources().iter().map(|&s| (s, source)));
+            let i = at.archetype.index();
+            if !(sole && !self.observed && self.upkeep_only(world, i)) {
+                self.full.push(source);
+                continue;
+            }
+            if let Some(list) = self.target_id.and_then(|id| world.get_located::<T>(at, id)) {
+                queue.extend(list.sources().iter().map(|&s| (s, source)));
+            }
+            if self.doomed.len() <= i {
+                self.doomed.resize_with(i + 1, Vec::new);
+            }
+            let bits = &mut self.doomed[i];
+            let row = at.row as usize;
+            if bits.is_empty() {
+                bits.resize(world.archetypes()[i].len().div_ceil(64), 0);
+            }
+            bits[row / 64] |= 1 << (row % 64);
+        }
+    }
+
+    /// Despawns the plain nodes, each archetype's from its last row down (the row that fills
+    /// a hole is past every marked row left, so the marks stay true), then the others.
+    fn despawn(&mut self, world: &mut World) {
+        for (i, bits) in self.doomed.iter_mut().enumerate() {
+            let archetype = ArchetypeId::new(i);
+            for word in (0..bits.len()).rev() {
+                while bits[word] != 0 {
+                    let bit = 63 - bits[word].leading_zeros() as usize;
+                    bits[word] &= !(1 << bit);
+                    let row = word * 64 + bit;
+                    let arch = &world.archetypes()[i];
+                    let (chunk, r) = arch.split_row(row);
+                    let entity = arch.chunks()[chunk].entities()[r];
+                    let at = Location {
+                        archetype,
+                        row: row as u32,
+                    };
+                    world.despawn_located(entity, at);
                 }
-                let _ = world.despawn_plain(source);
-            } else {
-                let _ = world.despawn_as_consequence(source);
             }
-        }));
-        keep_first_panic(first, done);
+        }
+        while let Some(&source) = self.full.get(self.next_full) {
+            self.next_full += 1;
+            let _ = world.despawn_as_consequence(source);
+        }
+    }
+
+    /// Whether archetype `i`'s only hooked types are this relationship's two sides.
+    fn upkeep_only(&mut self, world: &World, i: usize) -> bool {
+        if self.upkeep_only.len() <= i {
+            self.upkeep_only.resize(i + 1, None);
+        }
+        let (source_id, target_id) = (self.source_id, self.target_id);
+        *self.upkeep_only[i].get_or_insert_with(|| {
+            world.archetypes()[i].signature().iter().all(|id| {
+                !world.components().info(id).has_hooks() || id == source_id || Some(id) == target_id
+            })
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 use crate::component::bundle::Bundle;
 use crate::entity::Entity;
 use crate::ids::ArchetypeId;
-use crate::world::{Lifecycle, World};
+use crate::world::World;
 
 impl World {
     /// Spawns one entity per item of `iter` and returns an iterator over their ids (in order).
@@ -67,11 +67,6 @@ impl World {
                 ids: None,
             };
         }
-        let mut hooked = ids.iter().filter(|&&id| components.info(id).has_hooks());
-        let only_hooked = match (hooked.next(), hooked.next()) {
-            (Some(&only), None) => Some(only),
-            _ => None,
-        };
         let spawned: Vec<Entity> = SpawnBatch {
             world: self,
             archetype,
@@ -79,9 +74,7 @@ impl World {
             ids: None,
         }
         .collect();
-        let upkeep = only_hooked
-            .and_then(|only| self.direct_upkeep(only, [Lifecycle::Add, Lifecycle::Insert]));
-        match upkeep {
+        match self.spawn_upkeep(&ids) {
             Some(upkeep) => (upkeep.link_spawned)(self, archetype, rows),
             None => self.added_with_hooks(&spawned, &ids, &ids),
         }

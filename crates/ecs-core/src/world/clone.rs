@@ -344,7 +344,7 @@ impl World {
             if !options.wants(type_id) || info.is_chunk_component() {
                 continue;
             }
-            if let Some(hooks) = self.hooks.get(&type_id) {
+            if let Some(hooks) = self.callbacks.hooks.get(&type_id) {
                 if hooks.relationship_target || (hooks.relationship && !keep_relationships) {
                     continue;
                 }

@@ -35,7 +35,7 @@ impl World {
     #[inline]
     fn despawn_plan(&mut self, archetype: ArchetypeId) -> DespawnPlan {
         let i = archetype.index();
-        match self.despawn_plans.get(i) {
+        match self.callbacks.despawn_plans.get(i) {
             Some(&Some(plan)) => plan,
             _ => self.work_out_despawn_plan(i),
         }
@@ -67,10 +67,10 @@ impl World {
             }
             _ => DespawnPlan::Hooks,
         };
-        if self.despawn_plans.len() <= i {
-            self.despawn_plans.resize(i + 1, None);
+        if self.callbacks.despawn_plans.len() <= i {
+            self.callbacks.despawn_plans.resize(i + 1, None);
         }
-        self.despawn_plans[i] = Some(plan);
+        self.callbacks.despawn_plans[i] = Some(plan);
         plan
     }
 
@@ -123,7 +123,7 @@ impl World {
         }
         // An observer's panic (a hook's is held already) goes on after the queue has run.
         if let Err(panic) = ran {
-            self.hook_commands.hold_panic(panic);
+            self.callbacks.queue.hold_panic(panic);
         }
         self.finish_hooks(queue);
         Ok(())
@@ -176,7 +176,7 @@ impl World {
             }
         }));
         if let Err(panic) = despawned {
-            self.hook_commands.hold_panic(panic);
+            self.callbacks.queue.hold_panic(panic);
             self.finish_hooks(queue);
             unreachable!("finish_hooks passes the held panic on");
         }

@@ -278,7 +278,7 @@ impl World {
     ) -> Result<(), WorldError> {
         self.check_hooks_settable::<T>()?;
         let type_id = std::any::TypeId::of::<T>();
-        self.hooks.insert(type_id, hooks);
+        self.callbacks.hooks.insert(type_id, hooks);
         self.components.set_hooked(type_id);
         self.hooks_changed();
         if hooks.immutable {
@@ -292,7 +292,11 @@ impl World {
     /// must check them all first.
     pub(crate) fn check_hooks_settable<T: Component>(&self) -> Result<(), WorldError> {
         let component = type_name::<T>();
-        if self.hooks.contains_key(&std::any::TypeId::of::<T>()) {
+        if self
+            .callbacks
+            .hooks
+            .contains_key(&std::any::TypeId::of::<T>())
+        {
             return Err(WorldError::HooksAlreadySet { component });
         }
         if let Some(id) = self.components.id::<T>() {
@@ -317,7 +321,10 @@ impl World {
     /// assert!(world.component_hooks::<ChildOf>().is_some()); // every world keeps its hierarchy
     /// ```
     pub fn component_hooks<T: Component>(&self) -> Option<ComponentHooks> {
-        self.hooks.get(&std::any::TypeId::of::<T>()).copied()
+        self.callbacks
+            .hooks
+            .get(&std::any::TypeId::of::<T>())
+            .copied()
     }
 
     /// The hooks of registered component `id`, if it has any.
@@ -325,7 +332,7 @@ impl World {
     pub(super) fn hooks_of(&self, id: ComponentId) -> Option<&ComponentHooks> {
         let info = self.components.info(id);
         if info.has_hooks() {
-            self.hooks.get(&info.type_id())
+            self.callbacks.hooks.get(&info.type_id())
         } else {
             None
         }
@@ -359,7 +366,7 @@ impl World {
                 continue;
             }
             let type_id = info.type_id();
-            if let Some(hook) = self.hooks.get(&type_id).and_then(|h| h.get(kind)) {
+            if let Some(hook) = self.callbacks.hooks.get(&type_id).and_then(|h| h.get(kind)) {
                 let world = DeferredWorld {
                     world: self,
                     commands: &mut *queue,
@@ -371,7 +378,7 @@ impl World {
                 };
                 if made {
                     if let Err(panic) = catch_unwind(AssertUnwindSafe(|| hook(world, ctx))) {
-                        self.hook_commands.hold_panic(panic);
+                        self.callbacks.queue.hold_panic(panic);
                     }
                 } else {
                     hook(world, ctx);
@@ -396,18 +403,18 @@ impl World {
     /// so every queued command runs, and then the first panic goes on (the queue is empty, so
     /// the next change starts clean).
     pub(crate) fn finish_hooks(&mut self, queue: Vec<HookCommand>) {
-        self.hook_commands.pending.extend(queue);
-        if self.hook_commands.draining {
+        self.callbacks.queue.pending.extend(queue);
+        if self.callbacks.queue.draining {
             return;
         }
-        self.hook_commands.draining = true;
+        self.callbacks.queue.draining = true;
         let mut first = None;
-        while let Some(command) = self.hook_commands.pending.pop_front() {
+        while let Some(command) = self.callbacks.queue.pending.pop_front() {
             keep_first_panic(&mut first, catch_unwind(AssertUnwindSafe(|| command(self))));
         }
-        self.hook_commands.draining = false;
+        self.callbacks.queue.draining = false;
         // A hook's panic came first (its change's commands were queued behind it).
-        let mut panic = self.hook_commands.take_held_panic();
+        let mut panic = self.callbacks.queue.take_held_panic();
         keep_first_panic(&mut panic, first.map_or(Ok(()), Err));
         if let Some(panic) = panic {
             resume_unwind(panic);
@@ -492,7 +499,7 @@ impl World {
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, &had, false, false, &mut queue);
         // Looked up again: an `OnReplace` observer may have changed the entity directly.
-        self.hook_commands.parked = Some(PendingHooks {
+        self.callbacks.queue.parked = Some(PendingHooks {
             from: self.location(entity).map(|loc| loc.archetype),
             queue,
         });
@@ -509,7 +516,7 @@ impl World {
     pub(crate) fn after_insert<B: Bundle>(&mut self, entity: Entity, parked: bool) {
         let ids = bundle_ids::<B>(&mut self.components);
         let pending = if parked {
-            self.hook_commands.parked.take()
+            self.callbacks.queue.parked.take()
         } else {
             None
         };
@@ -555,7 +562,7 @@ impl World {
         let mut queue = Vec::new();
         self.run_hooks(ON_REPLACE, entity, &ids, false, false, &mut queue);
         self.run_hooks(ON_REMOVE, entity, &ids, false, false, &mut queue);
-        self.hook_commands.parked = Some(PendingHooks { from: None, queue });
+        self.callbacks.queue.parked = Some(PendingHooks { from: None, queue });
         true
     }
 
@@ -564,7 +571,7 @@ impl World {
     #[cold]
     #[inline(never)]
     pub(crate) fn after_change(&mut self) {
-        let queue = self.hook_commands.parked.take().unwrap_or_default().queue;
+        let queue = self.callbacks.queue.parked.take().unwrap_or_default().queue;
         self.finish_hooks(queue);
     }
 
@@ -585,9 +592,9 @@ impl World {
     /// `kinds` changes nothing observes. Changes only with hooks, observers and requirements.
     pub(super) fn upkeep_of(&self, id: ComponentId, kinds: [Lifecycle; 2]) -> Option<SourceUpkeep> {
         let type_id = self.components.info(id).type_id();
-        let upkeep = self.hooks.get(&type_id)?.upkeep?;
+        let upkeep = self.callbacks.hooks.get(&type_id)?.upkeep?;
         let watched = kinds.iter().any(|&kind| self.observes(kind, type_id))
-            || self.required.contains_key(&type_id);
+            || self.callbacks.required.contains_key(&type_id);
         (!watched).then_some(upkeep)
     }
 
@@ -595,14 +602,14 @@ impl World {
     /// then runs just where its hooks' commands would have) and no list is being adopted.
     #[inline]
     pub(super) fn upkeep_may_run_now(&self) -> bool {
-        let queue = &self.hook_commands;
-        !queue.draining && queue.pending.is_empty() && self.adopting.is_empty()
+        let queue = &self.callbacks.queue;
+        !queue.draining && queue.pending.is_empty() && self.relations.adopting.is_empty()
     }
 
     /// Forgets what was worked out from the hooks, observers and requirements in place
     /// (the despawn plans): one of them changed.
     pub(super) fn hooks_changed(&mut self) {
-        self.despawn_plans.clear();
+        self.callbacks.despawn_plans.clear();
     }
 
     /// Every installed relationship's agreement check ([`World::check_invariants`]).
@@ -613,7 +620,11 @@ impl World {
             .iter()
             .filter(|info| info.has_hooks())
             .filter_map(|info| {
-                let check = self.hooks.get(&info.type_id())?.check_invariants?;
+                let check = self
+                    .callbacks
+                    .hooks
+                    .get(&info.type_id())?
+                    .check_invariants?;
                 Some((info.name(), check))
             })
             .collect();

@@ -91,35 +91,51 @@ pub struct World {
     query_cache: QueryCache,
     /// The tick of the last row-tick clamp ([`World::check_change_ticks`]).
     ticks_checked: u64,
+    /// The user code the world calls back when entities change, and what it works out from
+    /// it (see [`Callbacks`]).
+    callbacks: Callbacks,
+    /// Per component type registered for snapshots (pod or clone), how to clone a value out
+    /// of an entity (see `world/clone.rs`).
+    cloners: TypeIdMap<CloneFn>,
+    /// What relationships keep between changes (see [`RelationState`]).
+    relations: RelationState,
+}
+
+/// The world's callbacks: lifecycle hooks and the commands they record, requirements and
+/// observers, with the per-archetype plans worked out from them. Only `&mut World` methods
+/// change any of it; a change to the hooks, observers or requirements forgets the plans.
+#[derive(Default)]
+struct Callbacks {
     /// Lifecycle hooks by component type (see [`World::set_component_hooks`]). A type is in
     /// here if and only if `components` marks it hooked once registered.
     hooks: TypeIdMap<ComponentHooks>,
     /// Commands hooks recorded, applied in order before the structural change that ran the
     /// hooks returns; empty outside a `&mut self` method (see `world/hooks.rs`).
-    hook_commands: HookQueue,
+    queue: HookQueue,
     /// Per component type, the components it requires, in registration order (see
     /// [`World::register_required`]). A type with requirements is marked hooked in
     /// `components`, so its additions take the path that inserts them.
     required: TypeIdMap<Vec<Required>>,
     /// Observers, in registration order (see `world/observers.rs`).
     observers: ObserverTable,
-    /// Per component type registered for snapshots (pod or clone), how to clone a value out
-    /// of an entity (see `world/clone.rs`).
-    cloners: TypeIdMap<CloneFn>,
+    /// Per archetype (by index), how its rows are despawned, once worked out (see
+    /// `world/hooked_despawn.rs`).
+    despawn_plans: Vec<Option<DespawnPlan>>,
+}
+
+/// What relationships keep between changes (see `world/relationships.rs`).
+struct RelationState {
     /// Bumped by every write of a relationship component (see
     /// [`World::relationship_version`]).
-    relationship_writes: u64,
+    writes: u64,
     /// `(target, source)` pairs of hand-written target lists whose sources were made to point
-    /// at the target and whose link has not run yet (`world/relationships.rs`): those sources
-    /// are listed already, so their link adds nothing. Empty outside such an insert.
+    /// at the target and whose link has not run yet: those sources are listed already, so
+    /// their link adds nothing. Empty outside such an insert.
     adopting: std::collections::HashSet<(Entity, Entity), ahash::RandomState>,
     /// The last source taken out of a target list: `(target, position)`. The next removal from
     /// that list searches outward from there (siblings despawned in order, or in reverse, are
-    /// found at once whatever the fan-out; see `world/relationships.rs`).
+    /// found at once whatever the fan-out).
     unlink_hint: (Entity, usize),
-    /// Per archetype (by index), how its rows are despawned, once worked out; cleared when
-    /// hooks, observers or requirements change (see `world/hooked_despawn.rs`).
-    despawn_plans: Vec<Option<DespawnPlan>>,
 }
 
 /// How the rows of one archetype are despawned in a world with hooks.
@@ -404,15 +420,13 @@ impl World {
             change_tick: AtomicU64::new(1),
             snapshots: SnapshotRegistry::default(),
             ticks_checked: 1,
-            hooks: TypeIdMap::default(),
-            hook_commands: HookQueue::default(),
-            required: TypeIdMap::default(),
-            observers: ObserverTable::default(),
+            callbacks: Callbacks::default(),
             cloners: TypeIdMap::default(),
-            relationship_writes: 0,
-            adopting: Default::default(),
-            unlink_hint: (Entity::PLACEHOLDER, 0),
-            despawn_plans: Vec::new(),
+            relations: RelationState {
+                writes: 0,
+                adopting: Default::default(),
+                unlink_hint: (Entity::PLACEHOLDER, 0),
+            },
         }
         .with_hierarchy()
     }
@@ -434,7 +448,7 @@ impl World {
     /// ```
     #[inline]
     pub fn relationship_version(&self) -> u64 {
-        self.relationship_writes
+        self.relations.writes
     }
 
     /// A counter that changes whenever any archetype's list of chunks changes: a chunk added
@@ -463,7 +477,7 @@ impl World {
     }
 
     pub(crate) fn note_relationship_write(&mut self) {
-        self.relationship_writes += 1;
+        self.relations.writes += 1;
     }
 
     /// This world's id.

@@ -57,13 +57,18 @@ impl World {
             // Changes of the type now take the path that runs hooks (and observers).
             self.components.set_hooked(type_id);
         }
-        let id = self.observers.slots.len() as u32;
-        self.observers.slots.push(Some(ObserverSlot {
+        let id = self.callbacks.observers.slots.len() as u32;
+        self.callbacks.observers.slots.push(Some(ObserverSlot {
             key,
             entities,
             run: Arc::new(run),
         }));
-        self.observers.by_key.entry(key).or_default().push(id);
+        self.callbacks
+            .observers
+            .by_key
+            .entry(key)
+            .or_default()
+            .push(id);
         self.hooks_changed();
         ObserverId(id)
     }
@@ -81,6 +86,7 @@ impl World {
     /// ```
     pub fn remove_observer(&mut self, id: ObserverId) -> bool {
         let Some(slot) = self
+            .callbacks
             .observers
             .slots
             .get_mut(id.0 as usize)
@@ -88,7 +94,7 @@ impl World {
         else {
             return false;
         };
-        if let Some(list) = self.observers.by_key.get_mut(&slot.key) {
+        if let Some(list) = self.callbacks.observers.by_key.get_mut(&slot.key) {
             list.retain(|&s| s != id.0);
         }
         self.hooks_changed();
@@ -98,13 +104,13 @@ impl World {
     /// Runs the observers of `key` that watch `entity`, in registration order. Observers
     /// registered while these run wait for the next event.
     pub fn run_observers(&mut self, key: ObserverKey, entity: Entity) {
-        let Some(ids) = self.observers.by_key.get(&key) else {
+        let Some(ids) = self.callbacks.observers.by_key.get(&key) else {
             return;
         };
         let runs: Vec<_> = ids
             .iter()
             .filter_map(|&id| {
-                let slot = self.observers.slots[id as usize].as_ref()?;
+                let slot = self.callbacks.observers.slots[id as usize].as_ref()?;
                 let watches = slot
                     .entities
                     .as_ref()
@@ -128,9 +134,9 @@ impl World {
         entity: Entity,
         queue: &mut Vec<HookCommand>,
     ) {
-        let outer = self.hook_commands.deferred.replace(Vec::new());
+        let outer = self.callbacks.queue.deferred.replace(Vec::new());
         let ran = catch_unwind(AssertUnwindSafe(|| self.run_observers(key, entity)));
-        let deferred = std::mem::replace(&mut self.hook_commands.deferred, outer);
+        let deferred = std::mem::replace(&mut self.callbacks.queue.deferred, outer);
         // Ids the observers reserved (a deferred spawn's) go live now, empty until their
         // command runs: the change about to happen frees rows, which needs no reservation
         // pending.
@@ -171,7 +177,7 @@ impl World {
     /// assert_eq!(world.resource::<Graves>().0, [7]);
     /// ```
     pub fn defer(&mut self, f: impl FnOnce(&mut World) + Send + Sync + 'static) {
-        match &mut self.hook_commands.deferred {
+        match &mut self.callbacks.queue.deferred {
             Some(deferred) => deferred.push(Box::new(f)),
             None => f(self),
         }
@@ -180,13 +186,14 @@ impl World {
     /// Whether [`World::defer`] would queue (an `OnReplace` / `OnRemove` observer is running
     /// before its change) rather than run at once.
     pub fn is_deferring(&self) -> bool {
-        self.hook_commands.deferred.is_some()
+        self.callbacks.queue.deferred.is_some()
     }
 
     /// Whether some observer watches lifecycle change `kind` of the type `type_id`.
     pub(crate) fn observes(&self, kind: Lifecycle, type_id: std::any::TypeId) -> bool {
-        !self.observers.by_key.is_empty()
+        !self.callbacks.observers.by_key.is_empty()
             && self
+                .callbacks
                 .observers
                 .by_key
                 .get(&ObserverKey::Lifecycle(kind, type_id))

@@ -453,7 +453,8 @@ impl Cascade {
 /// [`DespawnPolicy::DespawnSources`], takes the source with it, as it takes its listed ones.
 fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity, was_alive: bool) {
     // Consumed first, whatever happens below: one adoption, one link.
-    let listed = !world.adopting.is_empty() && world.adopting.remove(&(target, source));
+    let listed =
+        !world.relations.adopting.is_empty() && world.relations.adopting.remove(&(target, source));
     if !points_at::<R>(world, source, target) {
         return;
     }
@@ -497,10 +498,11 @@ fn unlink_from<T: RelationshipTarget>(
     target: Entity,
     list_id: Option<ComponentId>,
 ) {
-    if !world.adopting.is_empty() && world.adopting.contains(&(target, source)) {
+    if !world.relations.adopting.is_empty() && world.relations.adopting.contains(&(target, source))
+    {
         return;
     }
-    let hint = match world.unlink_hint {
+    let hint = match world.relations.unlink_hint {
         (t, at) if t == target => at,
         _ => 0,
     };
@@ -517,7 +519,7 @@ fn unlink_from<T: RelationshipTarget>(
     };
     take_out(sources, at);
     let emptied = sources.is_empty();
-    world.unlink_hint = (target, at);
+    world.relations.unlink_hint = (target, at);
     if emptied {
         drop(world.remove::<(T,)>(target));
     }
@@ -583,12 +585,12 @@ fn adopt<T: RelationshipTarget>(world: &mut World, target: Entity, source: Entit
         }
     }
     // One target per source (or none yet): the insert moves the source from its old target.
-    world.adopting.insert((target, source));
+    world.relations.adopting.insert((target, source));
     if world
         .insert(source, (T::Relationship::from_target(target),))
         .is_err()
     {
-        world.adopting.remove(&(target, source));
+        world.relations.adopting.remove(&(target, source));
     }
 }
 

@@ -82,7 +82,7 @@ impl World {
                 let _ = world.insert(entity, (constructor(),));
             }),
         };
-        let list = self.required.entry(a).or_default();
+        let list = self.callbacks.required.entry(a).or_default();
         match list.iter_mut().find(|r| r.type_id == b) {
             Some(old) => *old = required,
             None => list.push(required),
@@ -104,7 +104,8 @@ impl World {
     /// assert_eq!(world.required_components::<A>(), [std::any::type_name::<B>()]);
     /// ```
     pub fn required_components<T: Component>(&self) -> Vec<&'static str> {
-        self.required
+        self.callbacks
+            .required
             .get(&TypeId::of::<T>())
             .map(|list| list.iter().map(|r| r.name).collect())
             .unwrap_or_default()
@@ -115,7 +116,7 @@ impl World {
         let mut stack = vec![from];
         let mut seen = vec![from];
         while let Some(t) = stack.pop() {
-            for r in self.required.get(&t).into_iter().flatten() {
+            for r in self.callbacks.required.get(&t).into_iter().flatten() {
                 if r.type_id == to {
                     return true;
                 }
@@ -130,11 +131,15 @@ impl World {
 
     /// Inserts what the types in `added` require and `entity` lacks, in order.
     pub(crate) fn insert_required(&mut self, entity: Entity, added: &[ComponentId]) {
-        if self.required.is_empty() {
+        if self.callbacks.required.is_empty() {
             return;
         }
         for &id in added {
-            let Some(list) = self.required.get(&self.components.info(id).type_id()) else {
+            let Some(list) = self
+                .callbacks
+                .required
+                .get(&self.components.info(id).type_id())
+            else {
                 continue;
             };
             for required in list.clone() {

@@ -12,6 +12,14 @@ use ecs_core::{
     RelationshipTarget, World,
 };
 
+/// Children in a batch (fewer under Miri, still over several chunks).
+const N: u64 = if cfg!(miri) { 300 } else { 3000 };
+
+/// A world with small chunks, so a batch spans several.
+fn world() -> World {
+    World::with_chunk_size(4096).expect("a valid chunk size")
+}
+
 /// A world on the hooks' path: observers of every lifecycle change of `R`, doing nothing.
 fn watched<R: 'static>(mut world: World) -> World {
     for kind in [
@@ -44,14 +52,14 @@ fn lists(world: &World, parents: &[Entity], order: &[Entity]) -> Vec<Vec<usize>>
 }
 
 /// Parents (one despawned before the batch, one living in the batch's own archetype), then a
-/// batch of 3,000 children over several chunks whose parents come in runs and alternate.
+/// batch of `N` children over several chunks whose parents come in runs and alternate.
 fn spawn_families(world: &mut World) -> (Vec<Entity>, Vec<Entity>) {
     let (a, b, dead) = (world.spawn(()), world.spawn(()), world.spawn(()));
     let inner = world.spawn((7u64, ChildOf(a)));
     world.despawn(dead).unwrap();
     let parents = [a, b, dead, inner];
     let kids: Vec<Entity> = world
-        .spawn_batch((0..3000u64).map(|i| {
+        .spawn_batch((0..N).map(|i| {
             let parent = match i % 10 {
                 0..=3 => a,
                 4 | 5 => b,
@@ -68,8 +76,8 @@ fn spawn_families(world: &mut World) -> (Vec<Entity>, Vec<Entity>) {
 
 #[test]
 fn a_batch_of_children_is_linked_as_the_hooks_link_it() {
-    let mut direct = World::new();
-    let mut hooked = watched::<ChildOf>(World::new());
+    let mut direct = world();
+    let mut hooked = watched::<ChildOf>(world());
     let (parents, order) = spawn_families(&mut direct);
     let (parents_h, order_h) = spawn_families(&mut hooked);
     direct.check_invariants();
@@ -77,18 +85,18 @@ fn a_batch_of_children_is_linked_as_the_hooks_link_it() {
     let got = lists(&direct, &parents, &order);
     assert_eq!(got, lists(&hooked, &parents_h, &order_h));
     // Spawn order within each list; the dead parent's children lost their `ChildOf`.
-    assert_eq!(got[0].len(), 1 + 1200);
+    assert_eq!(got[0].len() as u64, 1 + N / 10 * 4);
     assert!(got[0].windows(2).all(|w| w[0] < w[1]));
     assert!(got[2].is_empty());
     let orphan = order[4 + 6];
     assert!(direct.contains(orphan) && !direct.has::<ChildOf>(orphan));
-    assert_eq!(direct.get::<Children>(parents[3]).unwrap().len(), 900);
+    assert_eq!(direct.get::<Children>(parents[3]).unwrap().len() as u64, N / 10 * 3);
 }
 
 #[test]
 fn children_despawned_one_by_one_leave_lists_as_the_hooks_leave_them() {
-    let mut direct = World::new();
-    let mut hooked = watched::<ChildOf>(World::new());
+    let mut direct = world();
+    let mut hooked = watched::<ChildOf>(world());
     let (parents, order) = spawn_families(&mut direct);
     let (parents_h, order_h) = spawn_families(&mut hooked);
     for (world, order) in [(&mut direct, &order), (&mut hooked, &order_h)] {
@@ -119,7 +127,7 @@ impl Drop for Fuse {
 
 #[test]
 fn a_child_whose_drop_panics_still_leaves_its_parents_list() {
-    for world in [World::new(), watched::<ChildOf>(World::new())] {
+    for world in [world(), watched::<ChildOf>(world())] {
         child_with_a_panicking_drop(world);
     }
 }
@@ -171,7 +179,7 @@ impl RelationshipTarget for AimedBy {
 #[test]
 fn a_batch_of_many_to_many_sources_lists_each_source_once_per_target() {
     let run = |watch: bool| {
-        let mut world = World::new();
+        let mut world = world();
         world.register_relationship::<Aims>().unwrap();
         if watch {
             world = watched::<Aims>(world);

@@ -73,6 +73,8 @@ mod format;
 pub(crate) mod hash;
 pub(crate) mod registry;
 #[deny(unsafe_code)]
+pub(crate) mod relationship_codec;
+#[deny(unsafe_code)]
 pub(crate) mod state_types;
 #[deny(unsafe_code)]
 pub(crate) mod ticks;

@@ -90,7 +90,10 @@ fn a_batch_of_children_is_linked_as_the_hooks_link_it() {
     assert!(got[2].is_empty());
     let orphan = order[4 + 6];
     assert!(direct.contains(orphan) && !direct.has::<ChildOf>(orphan));
-    assert_eq!(direct.get::<Children>(parents[3]).unwrap().len() as u64, N / 10 * 3);
+    assert_eq!(
+        direct.get::<Children>(parents[3]).unwrap().len() as u64,
+        N / 10 * 3
+    );
 }
 
 #[test]

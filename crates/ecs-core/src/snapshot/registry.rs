@@ -106,7 +106,6 @@ pub(crate) unsafe trait ClonedColumn: Send + Sync {
     /// Every value has been moved out with `move_out`.
     unsafe fn forget_all(&mut self);
     /// The column as `Any`, for a typed view (a [`Values`] of its type).
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     fn as_any(&self) -> &dyn Any;
 }
 

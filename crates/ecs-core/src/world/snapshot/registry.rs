@@ -9,9 +9,11 @@ use std::hash::Hash;
 use bytemuck::{CheckedBitPattern, NoUninit, Pod};
 
 use crate::component::{Component, ComponentId};
+use crate::relationship::Relationship;
 use crate::snapshot::registry::{
     check_bytes, clone_hooks, hash_values, new_values, pod_hooks, resource_hash, ColumnKind,
 };
+use crate::snapshot::relationship_codec;
 use crate::snapshot::state_types::StateValue;
 use crate::world::World;
 
@@ -122,6 +124,47 @@ impl World {
         self.snapshots.states.add::<T>();
         self.add_cloner::<T>();
         id
+    }
+
+    /// Registers both sides of relationship `R` for snapshots that can be written to bytes:
+    /// each is cloned as [`World::register_clone`] does, and `Snapshot::to_bytes` writes it in
+    /// a built-in form (each value's entity ids), so a world with a hierarchy, or with any
+    /// relationship of its own, can be saved and read back without a serde format. The
+    /// restoring world makes the same call. `world.register_relationship_bytes::<ChildOf>()`
+    /// does it for the hierarchy.
+    ///
+    /// Bytes are checked value by value on restore (a truncated list, an invalid id, a
+    /// one-to-many source naming two targets is [`SnapshotError::Decode`](crate::SnapshotError::Decode));
+    /// whether both sides agree is [`World::check_invariants`]' to tell.
+    ///
+    /// ```
+    /// # use ecs_core::{ChildOf, Snapshot, World};
+    /// let mut world = World::new();
+    /// world.register_relationship_bytes::<ChildOf>();
+    /// world.register_pod::<u32>();
+    /// let root = world.spawn((1u32,));
+    /// let leaf = world.spawn((2u32, ChildOf(root)));
+    /// let bytes = world.snapshot().unwrap().to_bytes().unwrap();
+    ///
+    /// let mut loaded = World::new();
+    /// loaded.register_relationship_bytes::<ChildOf>();
+    /// loaded.register_pod::<u32>();
+    /// loaded.restore(&Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    /// assert_eq!(loaded.children(root), [leaf]);
+    /// assert_eq!(loaded.parent(leaf), Some(root));
+    /// loaded.check_invariants();
+    /// ```
+    pub fn register_relationship_bytes<R>(&mut self)
+    where
+        R: Relationship + Clone,
+        R::Target: Clone,
+    {
+        let source = self.register_clone::<R>();
+        self.snapshots
+            .set_codec(source, relationship_codec::source_codec::<R>());
+        let list = self.register_clone::<R::Target>();
+        self.snapshots
+            .set_codec(list, relationship_codec::list_codec::<R::Target>());
     }
 
     /// Registers `T` as a *serde* component: snapshots clone it as [`World::register_clone`]

@@ -13,11 +13,11 @@ use ecs_core::{
 };
 
 /// Children in a batch (fewer under Miri, still over several chunks).
-const N: u64 = if cfg!(miri) { 300 } else { 3000 };
+const N: u64 = if cfg!(miri) { 100 } else { 3000 };
 
-/// A world with small chunks, so a batch spans several.
+/// A world with small chunks (about 40 rows), so a batch spans several.
 fn world() -> World {
-    World::with_chunk_size(4096).expect("a valid chunk size")
+    World::with_test_chunk_size(1024)
 }
 
 /// A world on the hooks' path: observers of every lifecycle change of `R`, doing nothing.
@@ -217,4 +217,36 @@ fn a_batch_of_many_to_many_sources_lists_each_source_once_per_target() {
     let direct = run(false);
     assert_eq!(direct, run(true));
     assert!(direct.iter().all(|l| !l.is_empty()));
+}
+
+#[test]
+fn an_observer_added_after_the_first_despawn_sees_the_next_ones() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let mut world = world();
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = world
+        .spawn_batch((0..4u32).map(|i| (i, ChildOf(parent))))
+        .collect();
+    world.despawn(kids[0]).unwrap(); // the archetype's despawn plan is worked out here
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    let observer = world.add_observer_fn(
+        ObserverKey::Lifecycle(Lifecycle::Remove, TypeId::of::<ChildOf>()),
+        None,
+        move |world, entity| {
+            // Before the change: the child is still listed.
+            assert!(world
+                .children(world.parent(entity).unwrap())
+                .contains(&entity));
+            counter.fetch_add(1, Ordering::Relaxed);
+        },
+    );
+    world.despawn(kids[1]).unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 1);
+    assert!(world.remove_observer(observer));
+    world.despawn(kids[2]).unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 1);
+    assert_eq!(world.children(parent), [kids[3]]);
+    world.check_invariants();
 }

@@ -7,10 +7,10 @@
 use std::any::TypeId;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ecs_core::{
-    ChildOf, Children, DespawnPolicy, Entity, Lifecycle, ObserverKey, Relationship,
-    RelationshipTarget, World,
-};
+use ecs_core::{ChildOf, Children, Entity, Lifecycle, ObserverKey, World};
+
+mod common;
+use common::relations::{LikedBy, Likes};
 
 /// Children in a batch (fewer under Miri, still over several chunks).
 const N: u64 = if cfg!(miri) { 100 } else { 3000 };
@@ -149,49 +149,19 @@ fn child_with_a_panicking_drop(mut world: World) {
 }
 
 /// Many-to-many: a source may name a target twice; it is listed once.
-struct Aims(Vec<Entity>);
-struct AimedBy(Vec<Entity>);
-
-impl Relationship for Aims {
-    type Target = AimedBy;
-    fn targets(&self) -> &[Entity] {
-        &self.0
-    }
-    fn from_target(target: Entity) -> Self {
-        Aims(vec![target])
-    }
-    fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
-        Some(&mut self.0)
-    }
-}
-
-impl RelationshipTarget for AimedBy {
-    type Relationship = Aims;
-    const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
-    fn from_sources(sources: Vec<Entity>) -> Self {
-        AimedBy(sources)
-    }
-    fn sources(&self) -> &[Entity] {
-        &self.0
-    }
-    fn sources_mut(&mut self) -> &mut Vec<Entity> {
-        &mut self.0
-    }
-}
-
 #[test]
 fn a_batch_of_many_to_many_sources_lists_each_source_once_per_target() {
     let run = |watch: bool| {
         let mut world = world();
-        world.register_relationship::<Aims>().unwrap();
+        world.register_relationship::<Likes>().unwrap();
         if watch {
-            world = watched::<Aims>(world);
+            world = watched::<Likes>(world);
         }
         let units: Vec<Entity> = (0..3).map(|_| world.spawn(())).collect();
         let turrets: Vec<Entity> = world
             .spawn_batch((0..200usize).map(|i| {
                 let (x, y) = (units[i % 3], units[(i / 3) % 3]);
-                (Aims(vec![x, y, x]),)
+                (Likes(vec![x, y, x]),)
             }))
             .collect();
         world.check_invariants();
@@ -205,7 +175,7 @@ fn a_batch_of_many_to_many_sources_lists_each_source_once_per_target() {
             .iter()
             .map(|&u| {
                 let list = world
-                    .get::<AimedBy>(u)
+                    .get::<LikedBy>(u)
                     .map(|l| l.0.clone())
                     .unwrap_or_default();
                 list.iter()

@@ -2,45 +2,16 @@
 //! hierarchy and of a many-to-many relationship come back as they were, and bytes that are
 //! not a snapshot's are an error, never a panic.
 
-use ecs_core::{ChildOf, DespawnPolicy, Entity, Relationship, RelationshipTarget, Snapshot, World};
+use ecs_core::{ChildOf, Entity, Snapshot, World};
 
-#[derive(Clone)]
-struct Aims(Vec<Entity>);
-#[derive(Clone)]
-struct AimedBy(Vec<Entity>);
-
-impl Relationship for Aims {
-    type Target = AimedBy;
-    fn targets(&self) -> &[Entity] {
-        &self.0
-    }
-    fn from_target(target: Entity) -> Self {
-        Aims(vec![target])
-    }
-    fn targets_mut(&mut self) -> Option<&mut Vec<Entity>> {
-        Some(&mut self.0)
-    }
-}
-
-impl RelationshipTarget for AimedBy {
-    type Relationship = Aims;
-    const ON_DESPAWN: DespawnPolicy = DespawnPolicy::RemoveRelationship;
-    fn from_sources(sources: Vec<Entity>) -> Self {
-        AimedBy(sources)
-    }
-    fn sources(&self) -> &[Entity] {
-        &self.0
-    }
-    fn sources_mut(&mut self) -> &mut Vec<Entity> {
-        &mut self.0
-    }
-}
+mod common;
+use common::relations::{LikedBy, Likes};
 
 fn registered() -> World {
     let mut world = World::new();
-    world.register_relationship::<Aims>().unwrap();
+    world.register_relationship::<Likes>().unwrap();
     world.register_relationship_bytes::<ChildOf>();
-    world.register_relationship_bytes::<Aims>();
+    world.register_relationship_bytes::<Likes>();
     world.register_pod::<u32>();
     world
 }
@@ -59,7 +30,7 @@ fn populated() -> (World, Vec<Entity>) {
     let live: Vec<Entity> = nodes.into_iter().filter(|&e| world.contains(e)).collect();
     for i in 0..12 {
         let (a, b) = (live[i % live.len()], live[(i * 5 + 1) % live.len()]);
-        world.spawn((Aims(vec![a, b]),));
+        world.spawn((Likes(vec![a, b]),));
     }
     world.check_invariants();
     (world, live)
@@ -79,8 +50,8 @@ fn a_world_with_relationships_comes_back_from_bytes_with_both_sides() {
         assert_eq!(loaded.parent(e), world.parent(e));
         assert_eq!(loaded.children(e), world.children(e));
         assert_eq!(
-            loaded.relationship_sources::<AimedBy>(e),
-            world.relationship_sources::<AimedBy>(e)
+            loaded.relationship_sources::<LikedBy>(e),
+            world.relationship_sources::<LikedBy>(e)
         );
     }
     assert_eq!(loaded.state_hash(), world.state_hash());

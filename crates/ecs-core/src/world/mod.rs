@@ -283,6 +283,8 @@ pub(crate) struct SourceUpkeep {
 pub(crate) struct UpkeepIds {
     pub(crate) source: ComponentId,
     pub(crate) list: Option<ComponentId>,
+    /// Whether a column of the archetype has drop glue (user code that may panic).
+    pub(crate) drops: bool,
 }
 
 /// Refuses the despawn of an entity (a relationship's `Refuse` policy), or lets it go ahead.

@@ -201,7 +201,13 @@ fn despawn_source<R: Relationship>(
         .get_located::<R>(at, ids.source)
         .map(|r| r.targets().iter().copied().collect())
         .unwrap_or_default();
-    let despawned = catch_unwind(AssertUnwindSafe(|| world.despawn_located(source, at)));
+    // Only a `Drop` can panic here; without one there is nothing to guard.
+    let despawned = if ids.drops {
+        catch_unwind(AssertUnwindSafe(|| world.despawn_located(source, at)))
+    } else {
+        world.despawn_located(source, at);
+        Ok(())
+    };
     for (i, &target) in targets.iter().enumerate() {
         if !targets[..i].contains(&target) {
             unlink_from::<R::Target>(world, source, target, ids.list);

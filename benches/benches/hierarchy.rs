@@ -15,7 +15,8 @@
 //! - `fan_out_100k`: 100,000 children of one parent from one `spawn_batch`, beside the same
 //!   batch without `ChildOf`; and despawning those children one by one, beside plain despawns.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
-//!   (`DespawnSources`), beside despawning 100,001 unrelated entities one by one.
+//!   (`DespawnSources`), alone in the world and beside a second tree of the same shape that
+//!   stays, beside despawning 100,001 unrelated entities one by one.
 //! - `hooks_elsewhere_10k`: what a world's hooks cost changes of other types: inserting and
 //!   removing a hook-free component, spawning and despawning hook-free entities, in a world
 //!   that never used `ChildOf`, and in one that did.
@@ -261,33 +262,41 @@ fn bench_despawn(c: &mut Criterion) {
     group.sample_size(10);
     const N: usize = 100_000;
     group.throughput(Throughput::Elements(N as u64 + 1));
-    group.bench_function("subtree", |b| {
-        b.iter_batched(
-            || {
-                let mut world = World::new();
-                let root = world.spawn((local(0),));
-                let mut last = vec![root];
-                for i in 1..=N {
-                    // Eight levels, each node a child of one on the level above.
-                    let level = (i % 8).max(1);
-                    let parent = last[(level - 1).min(last.len() - 1)];
-                    let e = world.spawn((local(i), ChildOf(parent)));
-                    if last.len() <= level {
-                        last.push(e);
-                    } else if i % 97 == 0 {
-                        last[level] = e;
-                    }
-                }
-                (world, root)
-            },
-            |(mut world, root)| {
-                world.despawn(root).unwrap();
-                assert_eq!(world.len(), 0);
-                world
-            },
-            BatchSize::PerIteration,
-        );
-    });
+    // Eight levels, each node a child of one on the level above.
+    fn tree(world: &mut World) -> Entity {
+        let root = world.spawn((local(0),));
+        let mut last = vec![root];
+        for i in 1..=N {
+            let level = (i % 8).max(1);
+            let parent = last[(level - 1).min(last.len() - 1)];
+            let e = world.spawn((local(i), ChildOf(parent)));
+            if last.len() <= level {
+                last.push(e);
+            } else if i % 97 == 0 {
+                last[level] = e;
+            }
+        }
+        root
+    }
+    // The subtree is every row of its archetypes, and (`subtree_beside_another`) half of
+    // them: a second tree of the same shape stays.
+    for (name, trees) in [("subtree", 1usize), ("subtree_beside_another", 2)] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let mut world = World::new();
+                    let roots: Vec<Entity> = (0..trees).map(|_| tree(&mut world)).collect();
+                    (world, roots[0])
+                },
+                |(mut world, root)| {
+                    world.despawn(root).unwrap();
+                    assert_eq!(world.len() as usize, (trees - 1) * (N + 1));
+                    world
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
     group.bench_function("plain_loop", |b| {
         b.iter_batched(
             || {

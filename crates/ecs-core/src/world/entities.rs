@@ -156,6 +156,19 @@ impl World {
             .despawn_located(&mut self.entities, entity, loc, tick);
     }
 
+    /// Despawns every entity of `archetype`, hooks aside (a subtree despawn that takes all of
+    /// them): ids are freed from the last row to the first, as despawning each from the last
+    /// row down would free them, then the rows go at once.
+    pub(crate) fn despawn_whole_archetype(&mut self, archetype: ArchetypeId) {
+        let arch = &mut self.archetypes.as_mut_slice()[archetype.index()];
+        for chunk in arch.chunks().iter().rev() {
+            for &entity in chunk.entities().iter().rev() {
+                self.entities.free(entity);
+            }
+        }
+        arch.clear();
+    }
+
     /// The despawn itself, hooks aside.
     #[inline]
     pub(crate) fn despawn_plain(&mut self, entity: Entity) -> Result<(), EntityError> {

@@ -417,6 +417,13 @@ impl Cascade {
     fn despawn(&mut self, world: &mut World) {
         for (i, bits) in self.doomed.iter_mut().enumerate() {
             let archetype = ArchetypeId::new(i);
+            let marked: usize = bits.iter().map(|w| w.count_ones() as usize).sum();
+            if marked > 0 && marked == world.archetypes()[i].len() {
+                // The subtree takes the whole archetype: its rows go at once.
+                bits.clear();
+                world.despawn_whole_archetype(archetype);
+                continue;
+            }
             for word in (0..bits.len()).rev() {
                 while bits[word] != 0 {
                     let bit = 63 - bits[word].leading_zeros() as usize;

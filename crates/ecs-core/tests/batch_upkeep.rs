@@ -220,3 +220,73 @@ fn an_observer_added_after_the_first_despawn_sees_the_next_ones() {
     assert_eq!(world.children(parent), [kids[3]]);
     world.check_invariants();
 }
+
+/// Counts its drops; panics on drop while armed.
+struct Counted(std::sync::Arc<std::sync::atomic::AtomicUsize>, bool);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.1 && !std::thread::panicking() {
+            panic!("armed");
+        }
+    }
+}
+
+#[test]
+fn a_subtree_that_is_whole_archetypes_drops_each_value_once_even_if_one_panics() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    for (armed, beside) in [(false, false), (true, false), (false, true), (true, true)] {
+        let drops = std::sync::Arc::new(AtomicUsize::new(0));
+        let mut world = world();
+        // Only the first tree's node 77 is armed (the second tree stays).
+        let tree = |world: &mut World, armed: bool| {
+            let root = world.spawn(());
+            let mut nodes = vec![root];
+            for i in 0..120usize {
+                let parent = nodes[i / 3];
+                let value = Counted(drops.clone(), armed && i == 77);
+                nodes.push(world.spawn((value, ChildOf(parent))));
+            }
+            root
+        };
+        let root = tree(&mut world, armed);
+        let other = beside.then(|| tree(&mut world, false));
+        let despawned = catch_unwind(AssertUnwindSafe(|| world.despawn(root)));
+        assert_eq!(despawned.is_err(), armed);
+        world.check_invariants();
+        assert!(!world.contains(root));
+        let left = if beside { 121 } else { 0 };
+        assert_eq!(world.len() as usize, left);
+        assert_eq!(drops.load(Ordering::Relaxed), 120);
+        if let Some(other) = other {
+            assert_eq!(world.children(other).len(), 3);
+        }
+    }
+}
+
+#[test]
+fn an_archetype_emptied_at_once_by_a_subtree_despawn_takes_new_rows_cleanly() {
+    let mut world = world();
+    let root = world.spawn(());
+    let leaves: Vec<Entity> = world
+        .spawn_batch((0..150u32).map(|i| (i, ChildOf(root))))
+        .collect();
+    let arch = world.location(leaves[0]).unwrap().archetype;
+    world.despawn(root).unwrap(); // every row of the leaves' archetype goes at once
+    assert!(world.is_empty());
+    assert!(leaves.iter().all(|&e| !world.contains(e)));
+    assert_eq!(world.archetypes()[arch.index()].len(), 0);
+    world.check_invariants();
+    // The archetype takes rows again, and they hold what was written, not the old rows.
+    let parent = world.spawn(());
+    let kids: Vec<Entity> = world
+        .spawn_batch((1000..1060u32).map(|i| (i, ChildOf(parent))))
+        .collect();
+    assert_eq!(world.archetypes()[arch.index()].len(), 60);
+    for (i, &kid) in kids.iter().enumerate() {
+        assert_eq!(world.get::<u32>(kid), Ok(&(1000 + i as u32)));
+    }
+    assert_eq!(world.children(parent), kids);
+    world.check_invariants();
+}

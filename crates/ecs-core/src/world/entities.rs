@@ -156,6 +156,13 @@ impl World {
             .despawn_located(&mut self.entities, entity, loc, tick);
     }
 
+    /// Whether some column of `arch` holds values with drop glue.
+    pub(crate) fn drops_values(&self, arch: &Archetype) -> bool {
+        arch.signature()
+            .iter()
+            .any(|id| self.components.info(id).drop_fn().is_some())
+    }
+
     /// Despawns every entity of `archetype`, hooks aside (a subtree despawn that takes all of
     /// them): ids are freed from the last row to the first, as despawning each from the last
     /// row down would free them, then the rows go at once.

@@ -56,10 +56,7 @@ impl World {
                     .is_none_or(|h| h.check_despawn.is_none());
                 match self.upkeep_of(only, [ON_REPLACE, ON_REMOVE]) {
                     Some(upkeep) if unchecked => {
-                        let drops = self.archetypes.as_slice()[i]
-                            .signature()
-                            .iter()
-                            .any(|id| self.components.info(id).drop_fn().is_some());
+                        let drops = self.drops_values(&self.archetypes.as_slice()[i]);
                         let ids = UpkeepIds {
                             source: only,
                             list: self.components.id_of(upkeep.list_type),

@@ -418,8 +418,10 @@ impl Cascade {
         for (i, bits) in self.doomed.iter_mut().enumerate() {
             let archetype = ArchetypeId::new(i);
             let marked: usize = bits.iter().map(|w| w.count_ones() as usize).sum();
-            if marked > 0 && marked == world.archetypes()[i].len() {
-                // The subtree takes the whole archetype: its rows go at once.
+            let arch = &world.archetypes()[i];
+            if marked > 0 && marked == arch.len() && !world.drops_values(arch) {
+                // The subtree takes the whole archetype, whose values need no drop (so no
+                // panic can leave some undropped): its rows go at once.
                 bits.clear();
                 world.despawn_whole_archetype(archetype);
                 continue;

@@ -213,8 +213,7 @@ impl Archetypes {
         let (loc, _) = self
             .locate(entities, entity)
             .ok_or(EntityError::NoSuchEntity(entity))?;
-        entities.free(entity);
-        self.as_mut_slice()[loc.archetype.index()].despawn_row(loc.row as usize, entities, tick);
+        self.despawn_located(entities, entity, loc, tick);
         Ok(())
     }
 

@@ -177,13 +177,13 @@ impl World {
                 Ok(())
             }
         }));
-        if let Err(panic) = despawned {
+        let result = despawned.unwrap_or_else(|panic| {
+            // Passed on by `finish_hooks`, after the queue.
             self.callbacks.queue.hold_panic(panic);
-            self.finish_hooks(queue);
-            unreachable!("finish_hooks passes the held panic on");
-        }
+            Ok(())
+        });
         self.finish_hooks(queue);
-        Ok(())
+        result
     }
 
     /// The `on_replace` and `on_remove` hooks of every entity `World::clear` is about to drop,

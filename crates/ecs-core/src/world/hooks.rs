@@ -431,25 +431,32 @@ impl World {
             self.components.note_unhooked::<B>();
             return;
         }
-        if let Some(upkeep) = self.spawn_upkeep(&ids) {
-            let at = self.location(entity).expect("just spawned");
-            let row = at.row as usize;
-            (upkeep.link_spawned)(self, at.archetype, row..row + 1);
-            return;
-        }
-        self.added_with_hooks(&[entity], &ids, &ids);
+        let at = self.location(entity).expect("just spawned");
+        let row = at.row as usize;
+        self.spawned_rows_with_hooks(&[entity], at.archetype, row..row + 1, &ids);
     }
 
-    /// The upkeep that stands in for the hooks of a spawn of a bundle of `ids`: when its one
-    /// hooked type is a relationship source whose upkeep may run directly now
-    /// ([`World::direct_upkeep`]).
-    pub(super) fn spawn_upkeep(&self, ids: &[ComponentId]) -> Option<SourceUpkeep> {
+    /// After `entities` were spawned with a bundle of `ids` into rows `rows` of `archetype`
+    /// (in row order, nothing run since): the relationship upkeep directly when the bundle's
+    /// one hooked type is a relationship source whose upkeep may run now
+    /// ([`World::direct_upkeep`]), else [`World::added_with_hooks`].
+    pub(crate) fn spawned_rows_with_hooks(
+        &mut self,
+        entities: &[Entity],
+        archetype: ArchetypeId,
+        rows: std::ops::Range<usize>,
+        ids: &[ComponentId],
+    ) {
         let mut hooked = ids
             .iter()
             .filter(|&&id| self.components.info(id).has_hooks());
-        match (hooked.next(), hooked.next()) {
+        let upkeep = match (hooked.next(), hooked.next()) {
             (Some(&only), None) => self.direct_upkeep(only, [ON_ADD, ON_INSERT]),
             _ => None,
+        };
+        match upkeep {
+            Some(upkeep) => (upkeep.link_spawned)(self, archetype, rows),
+            None => self.added_with_hooks(entities, ids, ids),
         }
     }
 

@@ -74,10 +74,7 @@ impl World {
             ids: None,
         }
         .collect();
-        match self.spawn_upkeep(&ids) {
-            Some(upkeep) => (upkeep.link_spawned)(self, archetype, rows),
-            None => self.added_with_hooks(&spawned, &ids, &ids),
-        }
+        self.spawned_rows_with_hooks(&spawned, archetype, rows, &ids);
         SpawnBatch {
             world: self,
             archetype,

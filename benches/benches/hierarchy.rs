@@ -12,8 +12,10 @@
 //!   fields), children before parents: `aggregate_1t` / `aggregate_2t` run a kept
 //!   [`Propagate`] state's `aggregate` and `par_aggregate` (a pool of 2); `vec` is the
 //!   hand-written child-sum, `Vec`s with parent indices walked backwards once.
-//! - `fan_out_100k`: 100,000 children of one parent from one `spawn_batch`, beside the same
-//!   batch without `ChildOf`; and despawning those children one by one, beside plain despawns.
+//! - `fan_out_10k`, `fan_out_100k`, `fan_out_1m`: that many children of one parent from one
+//!   `spawn_batch`, beside the same batch without `ChildOf`; and despawning those children one
+//!   by one (in spawn order, in reverse, scrambled), beside plain despawns. Per-element
+//!   throughput, so the three sizes show whether the cost per child stays flat.
 //! - `despawn_100k`: despawning one root whose 100,000 descendants go with it
 //!   (`DespawnSources`), alone in the world and beside a second tree of the same shape that
 //!   stays, beside despawning 100,001 unrelated entities one by one.
@@ -412,9 +414,17 @@ fn bench_aggregate(c: &mut Criterion) {
 }
 
 fn bench_fan_out(c: &mut Criterion) {
-    const N: u32 = 100_000;
-    let mut group = c.benchmark_group("fan_out_100k");
+    fan_out_group(c, "fan_out_10k", 10_000);
+    fan_out_group(c, "fan_out_100k", 100_000);
+    fan_out_group(c, "fan_out_1m", 1_000_000);
+}
+
+/// `N` children of one parent: spawned in one batch, and despawned one by one in spawn order,
+/// in reverse and in a scrambled order, each beside the same work without `ChildOf`.
+fn fan_out_group(c: &mut Criterion, name: &str, count: u32) {
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
+    group.throughput(Throughput::Elements(u64::from(count)));
     group.bench_function("spawn_batch_children", |b| {
         b.iter_batched(
             || {
@@ -424,7 +434,7 @@ fn bench_fan_out(c: &mut Criterion) {
             },
             |(mut world, root)| {
                 world
-                    .spawn_batch((0..N).map(|i| (local(i as usize), ChildOf(root))))
+                    .spawn_batch((0..count).map(|i| (local(i as usize), ChildOf(root))))
                     .for_each(drop);
                 world
             },
@@ -436,60 +446,74 @@ fn bench_fan_out(c: &mut Criterion) {
             World::new,
             |mut world| {
                 world
-                    .spawn_batch((0..N).map(|i| (local(i as usize), Global::default())))
+                    .spawn_batch((0..count).map(|i| (local(i as usize), Global::default())))
                     .for_each(drop);
                 world
             },
             BatchSize::PerIteration,
         );
     });
-    // Each child leaves its parent's list: in spawn order, and in reverse.
-    for (name, reverse) in [
-        ("despawn_children", false),
-        ("despawn_children_reversed", true),
+    // Each child leaves its parent's list: in spawn order, in reverse, and scrambled; beside
+    // plain entities despawned in the same order.
+    for (order, suffix) in [
+        (Order::Spawned, ""),
+        (Order::Reversed, "_reversed"),
+        (Order::Scrambled, "_scrambled"),
     ] {
-        group.bench_function(name, |b| {
-            b.iter_batched(
-                || {
-                    let mut world = World::new();
-                    let root = world.spawn(());
-                    let mut children: Vec<Entity> = world
-                        .spawn_batch((0..N).map(|i| (local(i as usize), ChildOf(root))))
-                        .collect();
-                    if reverse {
-                        children.reverse();
-                    }
-                    (world, children)
-                },
-                |(mut world, children)| {
-                    for e in children {
-                        world.despawn(e).expect("alive");
-                    }
-                    world
-                },
-                BatchSize::PerIteration,
-            );
-        });
+        for (kind, children) in [("children", true), ("plain", false)] {
+            group.bench_function(format!("despawn_{kind}{suffix}"), |b| {
+                b.iter_batched(
+                    || {
+                        let mut world = World::new();
+                        let root = world.spawn(());
+                        let entities: Vec<Entity> = if children {
+                            world
+                                .spawn_batch((0..count).map(|i| (local(i as usize), ChildOf(root))))
+                                .collect()
+                        } else {
+                            world
+                                .spawn_batch(
+                                    (0..count).map(|i| (local(i as usize), Global::default())),
+                                )
+                                .collect()
+                        };
+                        (world, order.apply(entities))
+                    },
+                    |(mut world, entities)| {
+                        for e in entities {
+                            world.despawn(e).expect("alive");
+                        }
+                        world
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
+        }
     }
-    group.bench_function("despawn_plain", |b| {
-        b.iter_batched(
-            || {
-                let mut world = World::new();
-                let entities: Vec<Entity> = world
-                    .spawn_batch((0..N).map(|i| (local(i as usize), Global::default())))
-                    .collect();
-                (world, entities)
-            },
-            |(mut world, entities)| {
-                for e in entities {
-                    world.despawn(e).expect("alive");
-                }
-                world
-            },
-            BatchSize::PerIteration,
-        );
-    });
     group.finish();
+}
+
+#[derive(Clone, Copy)]
+enum Order {
+    Spawned,
+    Reversed,
+    Scrambled,
+}
+
+impl Order {
+    /// The entities in this order; scrambled is a multiplicative walk over the indices (7919
+    /// is prime to every size benched).
+    fn apply(self, mut entities: Vec<Entity>) -> Vec<Entity> {
+        match self {
+            Order::Spawned => {}
+            Order::Reversed => entities.reverse(),
+            Order::Scrambled => {
+                let n = entities.len();
+                entities = (0..n).map(|i| entities[(i * 7919) % n]).collect();
+            }
+        }
+        entities
+    }
 }
 
 criterion_group!(

@@ -37,6 +37,7 @@ pub(crate) mod report;
 mod required;
 mod resources;
 mod snapshot;
+mod source_positions;
 pub(crate) mod spawn_batch;
 mod structural;
 mod take;
@@ -56,6 +57,7 @@ use crate::resource::Resources;
 use crate::snapshot::registry::SnapshotRegistry;
 use crate::sync::{AtomicU64, Ordering};
 use crate::unwind::{keep_first_panic, PanicPayload};
+use source_positions::SourcePositions;
 
 pub use crate::ids::Tick;
 
@@ -132,10 +134,9 @@ struct RelationState {
     /// at the target and whose link has not run yet: those sources are listed already, so
     /// their link adds nothing. Empty outside such an insert.
     adopting: std::collections::HashSet<(Entity, Entity), ahash::RandomState>,
-    /// The last source taken out of a target list: `(target, position)`. The next removal from
-    /// that list searches outward from there (siblings despawned in order, or in reverse, are
-    /// found at once whatever the fan-out).
-    unlink_hint: (Entity, usize),
+    /// Where sources stand in their targets' lists, so that taking one out is O(1) at any
+    /// fan-out and in any order (see `world/source_positions.rs`).
+    positions: SourcePositions,
 }
 
 /// How the rows of one archetype are despawned in a world with hooks.
@@ -427,7 +428,7 @@ impl World {
             relations: RelationState {
                 writes: 0,
                 adopting: Default::default(),
-                unlink_hint: (Entity::PLACEHOLDER, 0),
+                positions: SourcePositions::default(),
             },
         }
         .with_hierarchy()

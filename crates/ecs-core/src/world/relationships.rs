@@ -2,6 +2,7 @@
 //! keep): [`World::register_relationship`], the queries of either side, and the hooks that
 //! keep a source's targets and each target's list of sources in step.
 
+use std::any::TypeId;
 use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -177,7 +178,12 @@ fn spawned_pairs<R: Relationship>(
 fn join<T: RelationshipTarget>(world: &mut World, target: Entity, pairs: &[(Entity, Entity)]) {
     let sources = pairs.iter().map(|&(source, _)| source);
     if let Ok(list) = world.get_mut_in_place::<T>(target) {
-        list.sources_mut().extend(sources);
+        let first = list.sources().len();
+        list.sources_mut().extend(sources.clone());
+        world
+            .relations
+            .positions
+            .joined(TypeId::of::<T>(), target, first, sources);
         return;
     }
     // A new list starts with one source, as a link makes it (its insert checks each source
@@ -327,7 +333,6 @@ fn despawn_sources<T: RelationshipTarget>(
     first: &mut Option<PanicPayload>,
 ) {
     use crate::world::Lifecycle;
-    use std::any::TypeId;
     let (Some(source_id), target_id) = (
         world.component_id::<T::Relationship>(),
         world.component_id::<T>(),
@@ -491,7 +496,16 @@ fn link<R: Relationship>(world: &mut World, source: Entity, target: Entity, was_
         return;
     }
     match world.get_mut_in_place::<R::Target>(target) {
-        Ok(list) => list.sources_mut().push(source),
+        Ok(list) => {
+            let sources = list.sources_mut();
+            sources.push(source);
+            let at = sources.len() - 1;
+            let list_type = TypeId::of::<R::Target>();
+            world
+                .relations
+                .positions
+                .joined(list_type, target, at, [source]);
+        }
         Err(_) => {
             let list = R::Target::from_sources(vec![source]);
             let _ = world.insert(target, (list,));
@@ -517,67 +531,25 @@ fn unlink_from<T: RelationshipTarget>(
     {
         return;
     }
-    let hint = match world.relations.unlink_hint {
-        (t, at) if t == target => at,
-        _ => 0,
-    };
+    // Out of the world while the list is borrowed from it (a move of two words).
+    let mut positions = std::mem::take(&mut world.relations.positions);
     let list = match list_id {
         Some(id) => world.get_mut_by_id::<T>(target, id),
         None => world.get_mut_in_place::<T>(target).ok(),
     };
-    let Some(list) = list else {
-        return;
-    };
-    let sources = list.sources_mut();
-    let Some(at) = position_near(sources, source, hint) else {
-        return;
-    };
-    take_out(sources, at);
-    let emptied = sources.is_empty();
-    world.relations.unlink_hint = (target, at);
+    let mut emptied = false;
+    if let Some(list) = list {
+        let sources = list.sources_mut();
+        let list_type = TypeId::of::<T>();
+        if let Some(at) = positions.find(list_type, target, sources, source) {
+            positions.take_out(list_type, target, sources, at);
+            emptied = sources.is_empty();
+        }
+    }
+    positions.sweep(|e| world.contains(e));
+    world.relations.positions = positions;
     if emptied {
         drop(world.remove::<(T,)>(target));
-    }
-}
-
-/// Lists longer than this behind the removed entry lose it by `swap_remove`: O(1) at any
-/// fan-out, where an ordered removal would move every entry after it. Shorter tails keep
-/// their order.
-const ORDERED_TAIL: usize = 64;
-
-/// Removes entry `at` of a target list: in order when at most [`ORDERED_TAIL`] entries follow
-/// it, else the last entry takes its place.
-fn take_out(sources: &mut Vec<Entity>, at: usize) {
-    if sources.len() - at > ORDERED_TAIL {
-        sources.swap_remove(at);
-    } else {
-        sources.remove(at);
-    }
-}
-
-/// Where `source` is in `sources`, searching outward from `hint` (where the last removal from
-/// this list was): siblings taken out in list order or in reverse are a step or two away, so a
-/// parent's children despawned one by one cost O(1) each; an unrelated order costs a scan.
-/// A list names a source at most once (lists are normalised on insert).
-fn position_near(sources: &[Entity], source: Entity, hint: usize) -> Option<usize> {
-    let hint = hint.min(sources.len());
-    let (before, after) = sources.split_at(hint);
-    let mut back = before.iter().rev();
-    let mut ahead = after.iter();
-    let mut step = 0;
-    loop {
-        match (ahead.next(), back.next()) {
-            (None, None) => return None,
-            (a, b) => {
-                if a == Some(&source) {
-                    return Some(hint + step);
-                }
-                if b == Some(&source) {
-                    return Some(hint - 1 - step);
-                }
-            }
-        }
-        step += 1;
     }
 }
 

@@ -531,7 +531,7 @@ fn unlink_from<T: RelationshipTarget>(
     {
         return;
     }
-    // Out of the world while the list is borrowed from it (a move of two words).
+    // Out of the world while the list is borrowed from it (a move of three words).
     let mut positions = std::mem::take(&mut world.relations.positions);
     let list = match list_id {
         Some(id) => world.get_mut_by_id::<T>(target, id),

@@ -30,7 +30,7 @@ const INDEXED_ABOVE: usize = 256;
 /// Lists longer than this behind the removed entry lose it by `swap_remove`: O(1) at any
 /// fan-out, where an ordered removal would move every entry after it. Shorter tails keep
 /// their order.
-pub(crate) const ORDERED_TAIL: usize = 64;
+const ORDERED_TAIL: usize = 64;
 
 type Fast = BuildHasherDefault<ahash::AHasher>;
 
